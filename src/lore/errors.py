@@ -1,0 +1,58 @@
+"""Every error a person or a model sees: what happened, and what to do next.
+
+    LoreError                 base; `message` + `hint` (the next action)
+    ├── ConfigError           the config file is missing, unreadable or invalid
+    ├── SpaceError            no space could be chosen for a workspace
+    │   └── AmbiguousSpace    two spaces match a workspace equally well
+    ├── DatabaseError         PostgreSQL cannot be reached or started
+    ├── InvalidInput          a tool or command argument is wrong; nothing was written
+    ├── NotFound              an id that this session cannot see (other spaces look the same)
+    ├── Conflict              a concurrent writer changed the row first; retry
+    └── Refused               the request is understood but not allowed (e.g. a `space` argument)
+"""
+
+from __future__ import annotations
+
+
+class LoreError(Exception):
+    """Base error: `message` says what happened, `hint` says what to do next."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.hint}" if self.hint else self.message
+
+
+class ConfigError(LoreError):
+    pass
+
+
+class SpaceError(LoreError):
+    pass
+
+
+class AmbiguousSpace(SpaceError):
+    pass
+
+
+class DatabaseError(LoreError):
+    pass
+
+
+class InvalidInput(LoreError):
+    pass
+
+
+class NotFound(LoreError):
+    pass
+
+
+class Conflict(LoreError):
+    pass
+
+
+class Refused(LoreError):
+    pass
