@@ -1,0 +1,51 @@
+"""`lore db start|stop|status|url`: the embedded PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+
+from lore.config import load_config
+from lore.db import connect, embedded
+from lore.errors import ConfigError
+
+
+def _external_url() -> str | None:
+    url = os.environ.get("LORE_DATABASE_URL")
+    if url:
+        return url
+    try:
+        return load_config().database_url
+    except ConfigError:
+        return None
+
+
+def run(action: str) -> int:
+    external = _external_url()
+    if external and action in ("start", "stop"):
+        print(f"lore uses an external database ({connect.redact(external)}); nothing to {action}.")
+        return 0
+    if action == "url":
+        if external:
+            print(external)
+            return 0
+        print(embedded.start())
+        return 0
+    if action == "start":
+        url = embedded.start()
+        with connect.connect(url) as conn:
+            from lore.db import migrate
+
+            migrate.upgrade(conn)
+        print(f"running: {url}")
+        return 0
+    if action == "stop":
+        print("stopped" if embedded.stop() else "not running")
+        return 0
+    status = embedded.status()
+    if external:
+        print(f"external database: {connect.redact(external)}")
+    elif status.running:
+        print(f"running (pid {status.pid}) data {status.pgdata}\nurl {status.url}")
+    else:
+        print(f"stopped; data {status.pgdata}. Start it with `lore db start`.")
+    return 0

@@ -1,0 +1,152 @@
+"""`lore init`, `lore which [DIR]`, `lore doctor`: set up, and explain what lore sees."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lore.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
+from lore.errors import LoreError
+
+
+def write_starter(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "x") as handle:  # never overwrite a config someone wrote
+        handle.write(STARTER_CONFIG)
+
+
+def run(command: str, directory: str | None) -> int:
+    if command == "init":
+        return init()
+    if command == "which":
+        return which(directory)
+    return doctor()
+
+
+def init() -> int:
+    path = config_path(os.environ)
+    if path.exists():
+        print(f"A config already exists at {path}; leaving it as it is. `lore doctor` checks it.")
+        return 0
+    write_starter(path)
+    print(f"Wrote {path} (default_space = personal). Add [[space]] entries for your projects.")
+    return 0
+
+
+def which(directory: str | None) -> int:
+    from lore.session import build
+    from lore.workspace import WorkspaceSignal
+
+    config = load_config()
+    target = Path(directory or os.getcwd()).expanduser()
+    source = "argument" if directory else "cwd"
+    session = build(WorkspaceSignal(target, source), config, os.environ, "cli")
+    print(session.space)
+    print(f"  why: {session.resolved.reason} (rule: {session.resolved.rule})")
+    print(f"  workspace name: {session.workspace_name}")
+    others = [s for s in session.readable if s != session.space]
+    if others:
+        print(f"  also reads: {', '.join(others)}")
+    return 0
+
+
+def doctor() -> int:
+    """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed."""
+    lines: list[tuple[str, str]] = []
+    config = _check_config(lines)
+    if config is not None:
+        _check_paths(config, lines)
+        _check_database(config, lines)
+    _check_signal(lines)
+    for level, text in lines:
+        print(f"{level:<4} {text}")
+    return 1 if any(level == "FAIL" for level, _ in lines) else 0
+
+
+def _check_config(lines: list[tuple[str, str]]) -> Config | None:
+    path = config_path(os.environ)
+    try:
+        config = load_config()
+    except LoreError as exc:
+        lines.append(("FAIL", f"config {path}: {exc.message} → {exc.hint}"))
+        return None
+    lines.append(("OK", f"config {path} ({len(config.spaces)} spaces, default {config.default_space or 'none'})"))
+    return config
+
+
+def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
+    stale = stale_paths(config)
+    for space, pattern in stale:
+        lines.append(
+            ("WARN", f"space {space}: path {pattern} does not exist on disk (moved or renamed?) "
+                     f"→ update it in {config.path}, or add a `remotes` pattern that survives moves")
+        )  # fmt: skip
+    for space in config.spaces:
+        if space.paths and all((space.id, p) in stale for p in space.paths):
+            lines.append(("WARN", f"space {space.id}: every configured path is gone → fix its paths"))
+    if not stale:
+        lines.append(("OK", "every configured path exists"))
+    for space_id in unreachable_spaces(config):
+        lines.append(
+            ("WARN", f"space {space_id} is unreachable (no path, remote, default or reads_from leads to it) "
+                     "→ give it paths or remotes, or remove it")
+        )  # fmt: skip
+
+
+def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
+    from lore.db import connect, migrate
+
+    try:
+        target = connect.target(config.database_url)
+        conn = connect.connect(target.url, connect_timeout=5)
+    except LoreError as exc:
+        lines.append(("FAIL", f"database: {exc.message} → {exc.hint}"))
+        return
+    with conn:
+        lines.append(("OK", f"database reachable: {target.describe()}"))
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        if row:
+            lines.append(("OK", f"pgvector {row[0]} installed"))
+        elif available:
+            lines.append(("WARN", "pgvector available but not installed yet → run `lore db start` (migrates)"))
+        else:
+            lines.append(("FAIL", "pgvector is not available on this server → install pgvector, or use the "
+                                  "embedded database (unset LORE_DATABASE_URL)"))  # fmt: skip
+        version, latest = migrate.current_version(conn), migrate.latest_version()
+        if version == latest:
+            lines.append(("OK", f"schema current (version {version})"))
+        else:
+            lines.append(("FAIL", f"schema version {version}, expected {latest} → run `lore db start` (migrates)"))
+            return
+        _check_seen_workspaces(conn, config, lines)
+
+
+def _check_seen_workspaces(conn: object, config: Config, lines: list[tuple[str, str]]) -> None:
+    from lore.session import build
+    from lore.workspace import WorkspaceSignal
+
+    rows = conn.execute(  # type: ignore[attr-defined]
+        "SELECT workspace, max(recorded_at) AS seen FROM ("
+        " SELECT workspace, recorded_at FROM facts UNION ALL SELECT workspace, recorded_at FROM notes) w"
+        " WHERE workspace IS NOT NULL GROUP BY workspace ORDER BY seen DESC LIMIT 10"
+    ).fetchall()
+    for (workspace,) in ((r[0],) for r in rows):
+        try:
+            session = build(WorkspaceSignal(Path(workspace), "seen"), config, os.environ, "cli")
+            exists = "" if Path(workspace).exists() else " (directory no longer exists)"
+            level = "WARN" if exists else "OK"
+            lines.append((level, f"seen workspace {workspace} → space {session.space}{exists}"))
+        except LoreError as exc:
+            lines.append(("WARN", f"seen workspace {workspace}: {exc.message} → {exc.hint}"))
+
+
+def _check_signal(lines: list[tuple[str, str]]) -> None:
+    from lore.workspace import is_unhelpful
+
+    cwd = Path(os.getcwd())
+    if is_unhelpful(cwd):
+        lines.append(
+            ("WARN", f"working directory is {cwd}: a session started here gave lore no project signal "
+                     "→ pass --workspace to `lore mcp`, or start the agent inside the project")
+        )  # fmt: skip

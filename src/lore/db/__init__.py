@@ -1,0 +1,1 @@
+"""Storage: where the database is, its schema, and connections to it."""

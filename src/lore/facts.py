@@ -1,0 +1,247 @@
+"""Facts: short bitemporal statements. Every function takes a connection and returns frozen rows.
+
+Public id: `f_<lineage>`. A revision closes the current version (superseded_at) and inserts the next
+one with the same lineage; the partial unique index `facts_one_current` guarantees at most one
+current version per lineage even under concurrent writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import psycopg
+from psycopg.rows import class_row
+
+from lore.errors import Conflict, InvalidInput, NotFound, Refused
+from lore.timeline import When
+
+
+@dataclass(frozen=True)
+class Fact:
+    lineage: int
+    version_id: int
+    space: str
+    statement: str
+    subject: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    superseded_at: datetime | None
+    source: str
+    workspace: str | None
+
+    @property
+    def id(self) -> str:
+        return f"f_{self.lineage}"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a write comes from: the session space, the client, the workspace path."""
+
+    space: str
+    source: str
+    workspace: str | None
+
+
+_COLUMNS = (
+    "lineage, version_id, space, statement, subject, valid_from, valid_to, "
+    "recorded_at, superseded_at, source, workspace"
+)
+
+
+def remember(
+    conn: psycopg.Connection,
+    origin: Origin,
+    statement: str,
+    *,
+    subject: str | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> Fact:
+    _check_interval(valid_from, valid_to)
+    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"""INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to, source, workspace)
+                VALUES (nextval('fact_lineage_seq'), %s, %s, %s, coalesce(%s, now()), %s, %s, %s)
+                RETURNING {_COLUMNS}""",
+            (origin.space, statement, subject, valid_from, valid_to, origin.source, origin.workspace),
+        )
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def revise(
+    conn: psycopg.Connection,
+    origin: Origin,
+    readable: Sequence[str],
+    lineage: int,
+    *,
+    statement: str | None = None,
+    subject: str | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> tuple[Fact, Fact]:
+    """Close the current version of `lineage` and write the next; returns (old, new)."""
+    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
+            "FOR UPDATE",
+            (lineage, list(readable)),
+        )
+        old = cur.fetchone()
+        if old is None:
+            _raise_missing(conn, lineage, readable)
+        assert old is not None
+        if old.space != origin.space:
+            raise Refused(
+                f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
+                f"Revise it from a workspace of {old.space!r}, or remember a new fact here.",
+            )
+        new_from = valid_from or old.valid_from
+        new_to = valid_to if valid_to is not None else old.valid_to
+        _check_interval(new_from, new_to)
+        stamp = conn.execute(
+            "SELECT greatest(clock_timestamp(), %s::timestamptz)", (old.recorded_at,)
+        ).fetchone()
+        assert stamp is not None
+        conn.execute("UPDATE facts SET superseded_at = %s WHERE version_id = %s", (stamp[0], old.version_id))
+        cur.execute(
+            f"""INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to,
+                                   recorded_at, source, workspace)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
+            (
+                lineage,
+                old.space,
+                statement or old.statement,
+                subject if subject is not None else old.subject,
+                new_from,
+                new_to,
+                stamp[0],
+                origin.source,
+                origin.workspace,
+            ),
+        )
+        new = cur.fetchone()
+    assert new is not None
+    return old, new
+
+
+def forget(
+    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
+) -> Fact:
+    """Close belief in the current version and record who forgot it and why. The row stays."""
+    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
+            "FOR UPDATE",
+            (lineage, list(readable)),
+        )
+        old = cur.fetchone()
+        if old is None:
+            _raise_missing(conn, lineage, readable)
+        assert old is not None
+        if old.space != origin.space:
+            raise Refused(
+                f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
+                f"Forget it from a workspace of {old.space!r}.",
+            )
+        conn.execute(
+            "UPDATE facts SET superseded_at = greatest(clock_timestamp(), recorded_at) WHERE version_id = %s",
+            (old.version_id,),
+        )
+        conn.execute(
+            "INSERT INTO forget_log (space, item_kind, lineage, reason, source, workspace) "
+            "VALUES (%s, 'fact', %s, %s, %s, %s)",
+            (old.space, lineage, reason, origin.source, origin.workspace),
+        )
+    return old
+
+
+def query(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    when: When = When(),
+    *,
+    subject: str | None = None,
+    prefer_subject: str | None = None,
+    limit: int = 1000,
+) -> list[Fact]:
+    """Facts visible from `when` (see timeline.py): those about `prefer_subject` first, then those
+    with no subject, then the rest; newest belief first within each (the renderer's order)."""
+    sql = f"""SELECT {_COLUMNS} FROM facts WHERE {_visible(when)}
+              ORDER BY CASE WHEN lower(subject) = lower(%(prefer)s::text) THEN 0
+                            WHEN subject IS NULL THEN 1 ELSE 2 END,
+                       recorded_at DESC, lineage DESC
+              LIMIT %(limit)s"""
+    params = {
+        "spaces": list(spaces),
+        "as_of": when.as_of,
+        "valid_at": when.valid_at,
+        "subject": subject,
+        "prefer": prefer_subject,
+        "limit": limit,
+    }
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def count(
+    conn: psycopg.Connection, spaces: Sequence[str], when: When = When(), *, subject: str | None = None
+) -> int:
+    """How many facts `query` would return without a limit."""
+    row = conn.execute(
+        f"SELECT count(*) FROM facts WHERE {_visible(when)}",
+        {"spaces": list(spaces), "as_of": when.as_of, "valid_at": when.valid_at, "subject": subject},
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Fact]:
+    """Every version of one fact, oldest first (empty when not visible from `spaces`)."""
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND space = ANY(%s) ORDER BY recorded_at, version_id",
+            (lineage, list(spaces)),
+        )
+        return cur.fetchall()
+
+
+def _visible(when: When) -> str:
+    """SQL of timeline.visible() plus the space and subject filters (named parameters)."""
+    belief = (
+        "superseded_at IS NULL"
+        if when.as_of is None
+        else "recorded_at <= %(as_of)s AND (superseded_at IS NULL OR superseded_at > %(as_of)s)"
+    )
+    return f"""space = ANY(%(spaces)s) AND {belief}
+        AND valid_from <= coalesce(%(valid_at)s, now())
+        AND (valid_to IS NULL OR valid_to > coalesce(%(valid_at)s, now()))
+        AND (%(subject)s::text IS NULL OR lower(subject) = lower(%(subject)s::text))"""
+
+
+def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> None:
+    if valid_from and valid_to and valid_to <= valid_from:
+        raise InvalidInput(
+            f"valid_to ({valid_to.isoformat()}) is not after valid_from ({valid_from.isoformat()}).",
+            "Give a valid_to later than valid_from, or leave valid_to out (still true).",
+        )
+
+
+def _raise_missing(conn: psycopg.Connection, lineage: int, readable: Sequence[str]) -> None:
+    row = conn.execute(
+        "SELECT bool_or(superseded_at IS NULL) FROM facts WHERE lineage = %s AND space = ANY(%s)",
+        (lineage, list(readable)),
+    ).fetchone()
+    if row and row[0] is True:
+        raise Conflict(
+            f"f_{lineage} was changed by another session at the same moment.",
+            "Call recall_facts to see its current version, then revise again if still needed.",
+        )
+    if row and row[0] is False:
+        raise NotFound(f"f_{lineage} was forgotten or replaced.", "Call recall_facts to see current facts.")
+    raise NotFound(f"No fact f_{lineage} in this session's spaces.", "Call recall_facts to see the fact ids.")

@@ -1,0 +1,203 @@
+"""The MCP server: one `MCPServer` for stdio (`lore mcp`) and streamable HTTP (`lore serve`).
+
+The server, never the model, decides the space: each session's workspace comes from
+`--workspace`, the client's environment, its MCP roots, or the working directory (HTTP: the
+`X-Lore-Workspace` header, then roots). A tool call carrying any argument the tool does not declare
+(notably `space`) is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlparse
+
+import anyio
+import psycopg
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from psycopg_pool import ConnectionPool
+
+from lore import __version__
+from lore.config import Config, load_config
+from lore.db import connect as db
+from lore.errors import ConfigError, LoreError
+from lore.session import SessionContext, build
+from lore.workspace import WorkspaceSignal, choose_workspace
+
+log = logging.getLogger("lore.mcp")
+T = TypeVar("T")
+WORKSPACE_HEADER = "x-lore-workspace"
+INSTRUCTIONS = (
+    "lore is the memory shared by the user's coding agents. The server picks the memory space from "
+    "the session's workspace; never pass a space. Recall before assuming; remember durable facts."
+)
+
+
+@dataclass
+class AppState:
+    """What every tool call needs: config, database pool, and each session's resolved space."""
+
+    env: Mapping[str, str]
+    transport: Literal["stdio", "http"]
+    workspace_arg: str | None = None
+    cwd: str = field(default_factory=os.getcwd)
+    _config: Config | None = None
+    _config_error: LoreError | None = None
+    _pool: ConnectionPool | None = None
+    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
+    _sessions: weakref.WeakKeyDictionary[Any, SessionContext] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+
+    def config(self) -> Config:
+        if self._config is None and self._config_error is None:
+            try:
+                self._config = load_config(self.env)
+            except LoreError as exc:
+                self._config_error = exc
+        if self._config_error is not None:
+            raise self._config_error
+        assert self._config is not None
+        return self._config
+
+    def pool(self) -> ConnectionPool:
+        """Opened on first use (so `initialize` never waits for the database), migrated once."""
+        with self._pool_lock:
+            if self._pool is None:
+                target = db.target(self.config().database_url, self.env)
+                with db.connect(target.url) as conn:
+                    from lore.db import migrate
+
+                    migrate.upgrade(conn)
+                self._pool = ConnectionPool(
+                    target.url,
+                    min_size=1,
+                    max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
+                    check=ConnectionPool.check_connection,
+                    kwargs={"options": "-c statement_timeout=30000"},
+                    open=True,
+                    name="lore",
+                )
+            return self._pool
+
+    def warm(self) -> None:
+        """Start the database in the background so the first tool call does not wait for it."""
+
+        def run() -> None:
+            try:
+                self.pool()
+            except LoreError as exc:
+                log.warning("database not ready yet: %s", exc.message)
+            except Exception:  # never let warm-up kill the server; the first call reports it
+                log.exception("database warm-up failed")
+
+        threading.Thread(target=run, name="lore-warm", daemon=True).start()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+
+    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
+        def call() -> T:
+            with db.translated(), self.pool().connection() as conn:
+                return fn(conn)
+
+        return await anyio.to_thread.run_sync(call)
+
+    async def session(self, ctx: Context[Any, Any]) -> SessionContext:
+        config = self.config()
+        session = ctx.session
+        params = session.client_params
+        source = params.client_info.name if params is not None and params.client_info else "unknown"
+        if self.transport == "http":
+            header = (ctx.headers or {}).get(WORKSPACE_HEADER)
+            if header:
+                return build(
+                    WorkspaceSignal(_path(header), "header X-Lore-Workspace"), config, self.env, source
+                )
+        cached = self._sessions.get(session)
+        if cached is not None:
+            return cached
+        roots: list[str] = []
+        signal = choose_workspace(self.workspace_arg, self.env, [], self.cwd)
+        if signal.source == "cwd" or self.transport == "http":
+            roots = await _roots(ctx)
+            if roots or self.transport == "stdio":
+                signal = choose_workspace(self.workspace_arg, self.env, roots, self.cwd)
+            else:
+                raise ConfigError(
+                    "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
+                    "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
+                )
+        resolved = build(signal, config, self.env, source)
+        log.info("session %s: %s", source, resolved.describe())
+        self._sessions[session] = resolved
+        return resolved
+
+
+async def _roots(ctx: Context[Any, Any]) -> list[str]:
+    caps = ctx.session.client_capabilities
+    if caps is None or caps.roots is None:
+        return []
+    try:
+        with anyio.fail_after(3):
+            result = await ctx.session.list_roots()
+    except Exception as exc:  # a client that advertises roots but cannot answer: fall back to cwd
+        log.info("roots/list failed: %r", exc)
+        return []
+    return [str(root.uri) for root in result.roots]
+
+
+def _path(value: str) -> str:
+    if value.startswith("file://"):
+        return unquote(urlparse(value).path)
+    return value
+
+
+class LoreServer(MCPServer[AppState]):
+    """Refuses undeclared arguments (a `space` above all) before any tool code runs."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AppState, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            declared = set(tool.parameters.get("properties", {}))
+            extra = sorted(set(arguments) - declared)
+            if "space" in extra:
+                raise ToolError(
+                    "Refused: tools take no `space`. lore picks the space from this session's workspace.\n"
+                    "Call again without `space`; to write elsewhere, open a session in that project "
+                    "(tasks and messages to other spaces use file_task/send_message `to`)."
+                )
+            if extra:
+                raise ToolError(
+                    f"Unknown argument(s) for {name}: {', '.join(extra)}.\n"
+                    f"Use only: {', '.join(sorted(declared)) or 'no arguments'}."
+                )
+        return await super().call_tool(name, arguments, context)
+
+
+def create_server(state: AppState) -> LoreServer:
+    from contextlib import asynccontextmanager
+
+    from lore.mcp import tools
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[AppState]) -> Any:
+        state.warm()
+        try:
+            yield state
+        finally:
+            await anyio.to_thread.run_sync(state.close)
+
+    server = LoreServer("lore", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan)
+    tools.register(server, state)
+    return server

@@ -1,0 +1,211 @@
+"""The MCP tools: thin wrappers that parse, call the core, and format compact text.
+
+Descriptions are short and exact: the JSON of tools/list is paid for in every session's context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+
+from lore import facts, notes, render, validate
+from lore.errors import LoreError
+from lore.mcp.server import AppState
+from lore.session import SessionContext
+from lore.timeline import When, parse_time
+
+T = TypeVar("T")
+
+
+def _result(text: str, structured: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
+    """LoreErrors become tool errors carrying message + hint; nothing else leaks details."""
+    try:
+        return await fn()
+    except LoreError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def register(server: MCPServer[AppState], state: AppState) -> None:
+    @server.tool(description="Store a short durable fact (≤1000 chars) in this project's memory.")
+    async def remember_fact(
+        statement: str,
+        ctx: Context[AppState, Any],
+        subject: str | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+    ) -> CallToolResult:
+        """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true."""
+
+        async def go() -> CallToolResult:
+            text = validate.statement(statement)
+            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+            start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+            session = await state.session(ctx)
+            fact = await state.run(
+                lambda c: facts.remember(
+                    c, session.origin, text, subject=subj, valid_from=start, valid_to=end
+                )
+            )
+            return _result(
+                f"Remembered {fact.id} in space {fact.space}.", {"id": fact.id, "space": fact.space}
+            )
+
+        return await _guard(go)
+
+    @server.tool(description="Store a note (any length ≤32 KiB) for later search_notes.")
+    async def remember_note(
+        body: str,
+        ctx: Context[AppState, Any],
+        kind: str = "note",
+        title: str | None = None,
+        tags: list[str] | None = None,
+    ) -> CallToolResult:
+        """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
+
+        async def go() -> CallToolResult:
+            text, k = validate.body(body), validate.kind(kind)
+            head = validate.optional(title, "title", validate.MAX_TITLE)
+            labels = validate.tags(tags)
+            session = await state.session(ctx)
+            note = await state.run(
+                lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
+            )
+            return _result(
+                f"Remembered {note.id} ({note.kind}) in space {note.space}.",
+                {"id": note.id, "kind": note.kind, "space": note.space},
+            )
+
+        return await _guard(go)
+
+    @server.tool(description="List this project's facts, most relevant first; past views via as_of/valid_at.")
+    async def recall_facts(
+        ctx: Context[AppState, Any],
+        subject: str | None = None,
+        as_of: str | None = None,
+        valid_at: str | None = None,
+    ) -> CallToolResult:
+        """as_of: what lore believed then; valid_at: what was true then (ISO dates)."""
+
+        async def go() -> CallToolResult:
+            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+            when = When(parse_time(as_of, "as_of"), parse_time(valid_at, "valid_at"))
+            session = await state.session(ctx)
+            budget = state.config().session_start_max_chars
+            rows, total = await state.run(lambda c: _recall(c, session, when, subj))
+            header = _recall_header(subj, when)
+            out = render.recall(
+                rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget,
+                total=total, header=header,
+            )  # fmt: skip
+            shown = rows[: out.shown]
+            return _result(
+                out.text,
+                {"space": session.space, "total": total, "shown": out.shown, "ids": [f.id for f in shown]},
+            )
+
+        return await _guard(go)
+
+    @server.tool(description="Search notes by meaning and keywords; returns compact matches.")
+    async def search_notes(
+        query: str,
+        ctx: Context[AppState, Any],
+        kinds: list[str] | None = None,
+        tags: list[str] | None = None,
+        limit: int = 5,
+    ) -> CallToolResult:
+        async def go() -> CallToolResult:
+            q = validate.text(query, "query", max_chars=1000)
+            assert q is not None
+            ks = [validate.kind(k) for k in kinds] if kinds else None
+            labels = validate.tags(tags) or None
+            if not isinstance(limit, int) or not 1 <= limit <= 20:
+                raise ToolError("limit must be between 1 and 20.")
+            session = await state.session(ctx)
+            hits = await state.run(
+                lambda c: notes.search(c, session.readable, q, kinds=ks, tags=labels, limit=limit)
+            )
+            if not hits:
+                return _result(f"No notes match {q!r}.", {"results": []})
+            lines = [
+                f"{h.id} [{h.kind}] {h.title + ' — ' if h.title else ''}{h.snippet} ({h.score:g}, {h.why})"
+                for h in hits
+            ]
+            return _result("\n".join(lines), {"results": [h.__dict__ for h in hits]})
+
+        return await _guard(go)
+
+    @server.tool(description="Replace a fact with a new version; the old one stays in history.")
+    async def revise_fact(
+        id: str,
+        ctx: Context[AppState, Any],
+        statement: str | None = None,
+        subject: str | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+    ) -> CallToolResult:
+        async def go() -> CallToolResult:
+            _, lineage = validate.item_id(id, expect="f")
+            text = validate.statement(statement) if statement is not None else None
+            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+            start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+            if text is None and subj is None and start is None and end is None:
+                raise ToolError("Nothing to change: pass statement, subject, valid_from or valid_to.")
+            session = await state.session(ctx)
+            _, new = await state.run(
+                lambda c: facts.revise(
+                    c,
+                    session.origin,
+                    session.readable,
+                    lineage,
+                    statement=text,
+                    subject=subj,
+                    valid_from=start,
+                    valid_to=end,
+                )  # fmt: skip
+            )
+            return _result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
+
+        return await _guard(go)
+
+    @server.tool(description="Forget a fact or note (kept in the audit trail, hidden from reads).")
+    async def forget(id: str, reason: str, ctx: Context[AppState, Any]) -> CallToolResult:
+        async def go() -> CallToolResult:
+            prefix, lineage = validate.item_id(id)
+            why = validate.text(reason, "reason", max_chars=validate.MAX_REASON)
+            assert why is not None
+            session = await state.session(ctx)
+            module = facts if prefix == "f" else notes
+            await state.run(lambda c: module.forget(c, session.origin, session.readable, lineage, why))
+            return _result(f"Forgot {id}.", {"id": id})
+
+        return await _guard(go)
+
+
+def _recall(
+    conn: Any, session: SessionContext, when: When, subject: str | None
+) -> tuple[list[facts.Fact], int]:
+    rows = facts.query(
+        conn, session.readable, when, subject=subject, prefer_subject=session.workspace_name,
+        limit=render.RECALL_MAX_FACTS,
+    )  # fmt: skip
+    total = facts.count(conn, session.readable, when, subject=subject)
+    return rows, total
+
+
+def _recall_header(subject: str | None, when: When) -> str | None:
+    parts = []
+    if subject:
+        parts.append(f"about {subject}")
+    if when.as_of:
+        parts.append(f"as believed at {when.as_of.isoformat()}")
+    if when.valid_at:
+        parts.append(f"true at {when.valid_at.isoformat()}")
+    return ", ".join(parts) or None
