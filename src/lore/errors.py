@@ -1,14 +1,14 @@
 """Every error a person or a model sees: what happened, and what to do next.
 
-    LoreError                 base; `message` + `hint` (the next action)
-    ├── ConfigError           the config file is missing, unreadable or invalid
-    ├── SpaceError            no space could be chosen for a workspace
-    │   └── AmbiguousSpace    two spaces match a workspace equally well
-    ├── DatabaseError         PostgreSQL cannot be reached or started
-    ├── InvalidInput          a tool or command argument is wrong; nothing was written
-    ├── NotFound              an id that this session cannot see (other spaces look the same)
-    ├── Conflict              a concurrent writer changed the row first; retry
-    └── Refused               the request is understood but not allowed (e.g. a `space` argument)
+LoreError                 base; `message` + `hint` (the next action)
+├── ConfigError           the config file is missing, unreadable or invalid
+├── SpaceError            no space could be chosen for a workspace
+│   └── AmbiguousSpace    two spaces match a workspace equally well
+├── DatabaseError         PostgreSQL cannot be reached or started
+├── InvalidInput          a tool or command argument is wrong; nothing was written
+├── NotFound              an id that this session cannot see (other spaces look the same)
+├── Conflict              a concurrent writer changed the row first; retry
+└── Refused               the request is understood but not allowed (e.g. a `space` argument)
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore.errors import Conflict, InvalidInput, NotFound, Refused
+from lore.session import Origin
 from lore.timeline import When
 
 
@@ -37,15 +38,7 @@ class Fact:
         return f"f_{self.lineage}"
 
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a write comes from: the session space, the client, the workspace path."""
-
-    space: str
-    source: str
-    workspace: str | None
-
-
+NOW = When()  # current belief, valid now
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
     "recorded_at, superseded_at, source, workspace"
@@ -64,7 +57,8 @@ def remember(
     _check_interval(valid_from, valid_to)
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(
-            f"""INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to, source, workspace)
+            f"""INSERT INTO facts
+                    (lineage, space, statement, subject, valid_from, valid_to, source, workspace)
                 VALUES (nextval('fact_lineage_seq'), %s, %s, %s, coalesce(%s, now()), %s, %s, %s)
                 RETURNING {_COLUMNS}""",
             (origin.space, statement, subject, valid_from, valid_to, origin.source, origin.workspace),
@@ -164,7 +158,7 @@ def forget(
 def query(
     conn: psycopg.Connection,
     spaces: Sequence[str],
-    when: When = When(),
+    when: When = NOW,
     *,
     subject: str | None = None,
     prefer_subject: str | None = None,
@@ -191,7 +185,7 @@ def query(
 
 
 def count(
-    conn: psycopg.Connection, spaces: Sequence[str], when: When = When(), *, subject: str | None = None
+    conn: psycopg.Connection, spaces: Sequence[str], when: When = NOW, *, subject: str | None = None
 ) -> int:
     """How many facts `query` would return without a limit."""
     row = conn.execute(
@@ -205,7 +199,8 @@ def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> li
     """Every version of one fact, oldest first (empty when not visible from `spaces`)."""
     with conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND space = ANY(%s) ORDER BY recorded_at, version_id",
+            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND space = ANY(%s) "
+            "ORDER BY recorded_at, version_id",
             (lineage, list(spaces)),
         )
         return cur.fetchall()

@@ -14,7 +14,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore.errors import NotFound, Refused
-from lore.facts import Origin
+from lore.session import Origin
 
 
 @dataclass(frozen=True)

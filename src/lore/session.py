@@ -11,9 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lore.config import Config
-from lore.facts import Origin
 from lore.spaces import Resolved, resolve
 from lore.workspace import WorkspaceSignal, git_info, workspace_name
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a write comes from: the session space, the client, the workspace path."""
+
+    space: str
+    source: str
+    workspace: str | None
 
 
 @dataclass(frozen=True)

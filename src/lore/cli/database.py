@@ -6,6 +6,7 @@ import os
 
 from lore.config import load_config
 from lore.db import connect, embedded
+from lore.redact import redact
 from lore.errors import ConfigError
 
 
@@ -22,7 +23,7 @@ def _external_url() -> str | None:
 def run(action: str) -> int:
     external = _external_url()
     if external and action in ("start", "stop"):
-        print(f"lore uses an external database ({connect.redact(external)}); nothing to {action}.")
+        print(f"lore uses an external database ({redact(external)}); nothing to {action}.")
         return 0
     if action == "url":
         if external:
@@ -43,7 +44,7 @@ def run(action: str) -> int:
         return 0
     status = embedded.status()
     if external:
-        print(f"external database: {connect.redact(external)}")
+        print(f"external database: {redact(external)}")
     elif status.running:
         print(f"running (pid {status.pid}) data {status.pgdata}\nurl {status.url}")
     else:

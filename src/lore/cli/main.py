@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     fcts.add_argument("--workspace", metavar="DIR")
 
     hook = sub.add_parser("hook", help="agent hooks (stdin: the client's hook JSON)")
-    hook.add_argument("event", choices=["session-start", "prompt"])
+    hook.add_argument("event", choices=["session-start"])
     hook.add_argument("--client", default="claude-code")
     return p
 

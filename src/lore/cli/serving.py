@@ -45,7 +45,7 @@ def http(host: str, port: int) -> int:
     state = AppState(env=dict(os.environ), transport="http")
     server = create_server(state)
 
-    @server.custom_route("/healthz", methods=["GET"])
+    @server.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def healthz(_: Request) -> Response:
         return JSONResponse({"ok": True})
 

@@ -58,6 +58,7 @@ def doctor() -> int:
         _check_paths(config, lines)
         _check_database(config, lines)
     _check_signal(lines)
+    _check_hook_log(lines)
     for level, text in lines:
         print(f"{level:<4} {text}")
     return 1 if any(level == "FAIL" for level, _ in lines) else 0
@@ -70,15 +71,17 @@ def _check_config(lines: list[tuple[str, str]]) -> Config | None:
     except LoreError as exc:
         lines.append(("FAIL", f"config {path}: {exc.message} → {exc.hint}"))
         return None
-    lines.append(("OK", f"config {path} ({len(config.spaces)} spaces, default {config.default_space or 'none'})"))
+    lines.append(
+        ("OK", f"config {path} ({len(config.spaces)} spaces, default {config.default_space or 'none'})")
+    )
     return config
 
 
 def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
     stale = stale_paths(config)
-    for space, pattern in stale:
+    for space_id, pattern in stale:
         lines.append(
-            ("WARN", f"space {space}: path {pattern} does not exist on disk (moved or renamed?) "
+            ("WARN", f"space {space_id}: path {pattern} does not exist on disk (moved or renamed?) "
                      f"→ update it in {config.path}, or add a `remotes` pattern that survives moves")
         )  # fmt: skip
     for space in config.spaces:
@@ -109,7 +112,9 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
         if row:
             lines.append(("OK", f"pgvector {row[0]} installed"))
         elif available:
-            lines.append(("WARN", "pgvector available but not installed yet → run `lore db start` (migrates)"))
+            lines.append(
+                ("WARN", "pgvector available but not installed yet → run `lore db start` (migrates)")
+            )
         else:
             lines.append(("FAIL", "pgvector is not available on this server → install pgvector, or use the "
                                   "embedded database (unset LORE_DATABASE_URL)"))  # fmt: skip
@@ -117,7 +122,9 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
         if version == latest:
             lines.append(("OK", f"schema current (version {version})"))
         else:
-            lines.append(("FAIL", f"schema version {version}, expected {latest} → run `lore db start` (migrates)"))
+            lines.append(
+                ("FAIL", f"schema version {version}, expected {latest} → run `lore db start` (migrates)")
+            )
             return
         _check_seen_workspaces(conn, config, lines)
 
@@ -139,6 +146,29 @@ def _check_seen_workspaces(conn: object, config: Config, lines: list[tuple[str, 
             lines.append((level, f"seen workspace {workspace} → space {session.space}{exists}"))
         except LoreError as exc:
             lines.append(("WARN", f"seen workspace {workspace}: {exc.message} → {exc.hint}"))
+
+
+def _check_hook_log(lines: list[tuple[str, str]]) -> None:
+    """When the session-start hook last worked, per client, and its latest failures."""
+    from lore.hooks import log
+
+    entries = log.entries()
+    if not entries:
+        lines.append(("WARN", f"the session-start hook has never run ({log.path()}) → install it: "
+                              "`lore install claude-code` (or see README)"))  # fmt: skip
+        return
+    for client in sorted({e.client for e in entries}):
+        mine = [e for e in entries if e.client == client]
+        last_ok = next((e for e in reversed(mine) if e.ok), None)
+        failures = [e for e in mine if not e.ok][-3:]
+        if last_ok:
+            lines.append(("OK", f"hook {client}: last succeeded {last_ok.at} ({last_ok.detail})"))
+        else:
+            lines.append(("FAIL", f"hook {client}: has never succeeded → see the failures below"))
+        newest_failure_is_latest = bool(failures) and mine[-1] is failures[-1]
+        for e in failures:
+            level = "FAIL" if newest_failure_is_latest and e is failures[-1] else "WARN"
+            lines.append((level, f"hook {client} failed {e.at}: {e.detail}"))
 
 
 def _check_signal(lines: list[tuple[str, str]]) -> None:

@@ -11,6 +11,7 @@ import psycopg
 
 from lore.db import embedded, migrate
 from lore.errors import DatabaseError
+from lore.redact import redact
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,3 @@ def open_and_migrate(url: str) -> psycopg.Connection:
     conn = connect(url)
     migrate.upgrade(conn)
     return conn
-
-
-def redact(text: str) -> str:
-    """Never show a password from a connection string."""
-    import re
-
-    return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", re.sub(r"(password=)\S+", r"\1***", text))

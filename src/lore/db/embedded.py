@@ -101,9 +101,11 @@ def _read_postmaster(pgdata: Path) -> tuple[int, Path | None, str] | None:
 def status(env: Mapping[str, str] | None = None) -> Status:
     pgdata = pgdata_dir(env)
     info = _read_postmaster(pgdata)
-    if info is None or info[2] != "ready" or info[1] is None:
-        return Status(False, pgdata, info[0] if info else None, None, None)
-    pid, sock, _ = info
+    if info is None:
+        return Status(False, pgdata, None, None, None)
+    pid, sock, state = info
+    if state != "ready" or sock is None:
+        return Status(False, pgdata, pid, None, None)
     return Status(True, pgdata, pid, sock, make_url(sock))
 
 
@@ -215,7 +217,7 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
             if pgdata.exists() and any(pgdata.iterdir()):
                 raise DatabaseError(
                     f"{pgdata} exists but holds no PostgreSQL cluster.",
-                    f"Move it away (or delete it if it is not yours) and run `lore db start` again.",
+                    "Move it away (or delete it if it is not yours) and run `lore db start` again.",
                 )
             _init(pgdata)
         sock = socket_dir_for(pgdata)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlparse
 
@@ -22,7 +22,9 @@ import psycopg
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 from psycopg_pool import ConnectionPool
+from pydantic import ValidationError
 
 from lore import __version__
 from lore.config import Config, load_config
@@ -52,9 +54,7 @@ class AppState:
     _config_error: LoreError | None = None
     _pool: ConnectionPool | None = None
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
-    _sessions: weakref.WeakKeyDictionary[Any, SessionContext] = field(
-        default_factory=weakref.WeakKeyDictionary
-    )
+    _sessions: dict[str, SessionContext] = field(default_factory=dict)
 
     def config(self) -> Config:
         if self._config is None and self._config_error is None:
@@ -120,9 +120,11 @@ class AppState:
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
             if header:
                 return build(
-                    WorkspaceSignal(_path(header), "header X-Lore-Workspace"), config, self.env, source
+                    WorkspaceSignal(Path(_path(header)), "header X-Lore-Workspace"), config, self.env, source
                 )
-        cached = self._sessions.get(session)
+        # stdio serves one client per process; HTTP sessions are told apart by their session id.
+        key = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
+        cached = self._sessions.get(key) if key else None
         if cached is not None:
             return cached
         roots: list[str] = []
@@ -138,7 +140,10 @@ class AppState:
                 )
         resolved = build(signal, config, self.env, source)
         log.info("session %s: %s", source, resolved.describe())
-        self._sessions[session] = resolved
+        if key:
+            if len(self._sessions) > 1000:
+                self._sessions.clear()
+            self._sessions[key] = resolved
         return resolved
 
 
@@ -182,7 +187,28 @@ class LoreServer(MCPServer[AppState]):
                     f"Unknown argument(s) for {name}: {', '.join(extra)}.\n"
                     f"Use only: {', '.join(sorted(declared)) or 'no arguments'}."
                 )
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_explain(name, exc.__cause__)) from exc
+            raise
+
+    async def list_tools(self) -> list[MCPTool]:
+        from lore.mcp.schema import compact
+
+        return [
+            t.model_copy(update={"input_schema": compact(t.input_schema)}) for t in await super().list_tools()
+        ]
+
+
+def _explain(tool: str, error: ValidationError) -> str:
+    """A wrong-typed argument, said in one line per field, without echoing the value back."""
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{field}: {item['msg'].lower()} (got {type(item.get('input')).__name__})")
+    return f"Invalid arguments for {tool}: {'; '.join(problems)}.\nFix these arguments and call {tool} again."
 
 
 def create_server(state: AppState) -> LoreServer:

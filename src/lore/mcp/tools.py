@@ -34,7 +34,7 @@ async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
 
 
 def register(server: MCPServer[AppState], state: AppState) -> None:
-    @server.tool(description="Store a short durable fact (≤1000 chars) in this project's memory.")
+    @server.tool(description="Store a short durable fact (max 1000 chars) in this project's memory.")
     async def remember_fact(
         statement: str,
         ctx: Context[AppState, Any],
@@ -60,7 +60,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Store a note (any length ≤32 KiB) for later search_notes.")
+    @server.tool(description="Store a note (up to 32 KiB) for later search_notes.")
     async def remember_note(
         body: str,
         ctx: Context[AppState, Any],
@@ -169,7 +169,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
                     subject=subj,
                     valid_from=start,
                     valid_to=end,
-                )  # fmt: skip
+                )
             )
             return _result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
 

@@ -1,0 +1,20 @@
+"""`lore hook session-start --client C`: thin; all logic in lore.hooks. Always exits 0."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def run(event: str, client: str, started: float | None = None) -> int:
+    started = time.monotonic() if started is None else started
+    from lore.hooks import session_start
+
+    raw = sys.stdin.read() if not sys.stdin.isatty() else ""
+    if event == "session-start":
+        text = session_start.run(client, raw, os.environ, started)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    return 0

@@ -1,0 +1,71 @@
+"""How each agent hands a hook its input and reads its output (SPEC §5, §11). A registry: one
+adapter per client; an unknown name lists the known ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class HookInput:
+    cwd: str | None
+    source: str | None  # startup | resume | clear | compact (None when the client does not say)
+
+
+@dataclass(frozen=True)
+class ClientHook:
+    name: str
+    shape: Callable[[str], str]  # additional context -> exactly what to print on stdout
+    injects: bool = True  # False: the client ignores session-start output
+
+
+def _nested(text: str) -> str:
+    # A flat {"additionalContext": ...} is valid JSON that Claude Code silently drops.
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+CLIENTS: dict[str, ClientHook] = {
+    "claude-code": ClientHook("claude-code", _nested),
+    "gemini": ClientHook("gemini", _nested),
+    "codex": ClientHook("codex", _nested),
+    "vscode": ClientHook("vscode", _nested),
+    "cursor": ClientHook("cursor", lambda text: json.dumps({"additional_context": text})),
+    "cline": ClientHook("cline", lambda text: json.dumps({"contextModification": text})),
+    "opencode": ClientHook("opencode", _plain),
+    "copilot": ClientHook("copilot", _nested, injects=False),
+}
+
+
+def client(name: str) -> ClientHook:
+    try:
+        return CLIENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown client {name!r}; known: {', '.join(sorted(CLIENTS))}") from None
+
+
+def parse_input(raw: str) -> HookInput:
+    """The workspace comes from the hook's JSON (`cwd`; Cursor: `workspace_roots[0]`), never from
+    the hook process's own working directory."""
+    data: Any = json.loads(raw) if raw.strip() else {}
+    if not isinstance(data, Mapping):
+        raise ValueError("hook input is not a JSON object")
+    cwd = data.get("cwd")
+    for key in ("workspace_roots", "workspaceRoots"):
+        roots = data.get(key)
+        if not cwd and isinstance(roots, list) and roots and isinstance(roots[0], str):
+            cwd = roots[0]
+    source = data.get("source")
+    return HookInput(
+        cwd if isinstance(cwd, str) and cwd else None, source if isinstance(source, str) else None
+    )
+
+
+# Sources on which a session starts with an empty context: only then is memory injected.
+INJECT_ON = frozenset({"startup", "clear"})

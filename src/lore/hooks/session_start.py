@@ -1,0 +1,100 @@
+"""`lore hook session-start`: the memory, in the client's own output shape, before the first prompt.
+
+Never breaks a session: any failure (no config, ambiguous config, database down, past the soft
+deadline) prints nothing and appends the reason to the hook log, which `lore doctor` shows.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import FrameType
+
+from lore import render
+from lore.config import load_config
+from lore.db import embedded
+from lore.errors import LoreError
+from lore.hooks import clients, log, store
+from lore.session import build
+from lore.workspace import WorkspaceSignal
+
+# Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
+SOFT_DEADLINE = 0.9
+
+
+class HookFailure(Exception):
+    pass
+
+
+def _on_deadline(signum: int, frame: FrameType | None) -> None:
+    raise HookFailure(f"soft deadline of {SOFT_DEADLINE}s passed")
+
+
+def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
+    """What to print on stdout: the client's shape around the rendered memory, or '' (nothing)."""
+    started = time.monotonic() if started is None else started
+    previous = signal.signal(signal.SIGALRM, _on_deadline)
+    signal.setitimer(signal.ITIMER_REAL, max(0.05, SOFT_DEADLINE - (time.monotonic() - started)))
+    try:
+        return _run(client_name, raw, env, started)
+    except (HookFailure, LoreError, store.StoreError, ValueError, OSError) as exc:
+        reason = exc.message if isinstance(exc, LoreError) else str(exc)
+        log.append(client_name, "session-start", False, f"{type(exc).__name__}: {reason}", env)
+        return ""
+    except Exception as exc:  # never break a session, whatever happened
+        log.append(client_name, "session-start", False, f"unexpected {type(exc).__name__}: {exc}", env)
+        return ""
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> str:
+    adapter = clients.client(client_name)
+    hook_input = clients.parse_input(raw)
+    if hook_input.source is not None and hook_input.source not in clients.INJECT_ON:
+        return ""  # resume / compact: the context already holds the memory
+    if not adapter.injects:
+        log.append(
+            client_name, "session-start", True, "client ignores session-start output; nothing sent", env
+        )
+        return ""
+    if not hook_input.cwd:
+        raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
+    config = load_config(env)
+    session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
+    url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
+    if url is None:
+        _start_database_in_background()
+        raise HookFailure(
+            "the embedded database was not running; started it in the background, memory arrives "
+            "from the next session (`lore db start` at login avoids this)"
+        )
+    remaining = SOFT_DEADLINE - (time.monotonic() - started)
+    snapshot = store.read(url, session.readable, session.workspace_name, timeout=max(0.05, remaining - 0.05))
+    budget = render.clamp_budget(config.session_start_max_chars, client_name)
+    out = render.session_start(
+        snapshot.facts, space=session.space, workspace_name=session.workspace_name,
+        max_chars=budget, total=snapshot.total,
+    )  # fmt: skip
+    elapsed = int((time.monotonic() - started) * 1000)
+    detail = (
+        f"space {session.space} ({session.resolved.rule}): {out.shown} facts shown, {out.omitted} cut, "
+        f"{render.size(out.text)} chars, {elapsed} ms"
+    )
+    log.append(client_name, "session-start", True, detail, env)
+    return adapter.shape(out.text) if out.text else ""
+
+
+def _start_database_in_background() -> None:
+    subprocess.Popen(
+        [sys.executable, "-m", "lore.cli.main", "db", "start"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )

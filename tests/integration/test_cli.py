@@ -1,0 +1,68 @@
+"""`lore init`, `lore which`, `lore doctor` as a person runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+LORE = str(Path(sys.executable).parent / "lore")
+
+
+def lore(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([LORE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_init_writes_a_starter_once(lore_env: dict[str, str]) -> None:
+    first = lore(lore_env, "init")
+    assert first.returncode == 0 and "Wrote" in first.stdout
+    text = Path(lore_env["LORE_CONFIG"]).read_text()
+    assert 'default_space = "personal"' in text
+    Path(lore_env["LORE_CONFIG"]).write_text(text + "\n# mine\n")
+    second = lore(lore_env, "init")
+    assert second.returncode == 0 and "already exists" in second.stdout
+    assert Path(lore_env["LORE_CONFIG"]).read_text().endswith("# mine\n")
+
+
+def test_which_explains_the_rule(tmp_path: Path, lore_env: dict[str, str]) -> None:
+    project = tmp_path / "codes" / "acme-api"
+    (project / "src").mkdir(parents=True)
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "work"\npaths = ["{tmp_path}/codes/acme-*"]\nreads_from = ["personal"]\n'
+    )
+    out = lore(lore_env, "which", str(project / "src"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "work"
+    assert "acme-*" in out.stdout and "also reads: personal" in out.stdout
+    default = lore(lore_env, "which", str(tmp_path))
+    assert default.stdout.splitlines()[0] == "personal" and "default" in default.stdout
+
+
+def test_which_reports_missing_config_with_the_fix(lore_env: dict[str, str]) -> None:
+    out = lore(lore_env, "which", "/")
+    assert out.returncode == 1
+    assert "lore init" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_doctor_names_a_configured_path_that_does_not_exist(tmp_path: Path, lore_env: dict[str, str]) -> None:
+    gone = tmp_path / "renamed-away"
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "old"\npaths = ["{gone}"]\n'
+    )
+    out = lore(lore_env, "doctor")
+    assert str(gone) in out.stdout
+    line = next(x for x in out.stdout.splitlines() if str(gone) in x)
+    assert line.startswith("WARN") and "does not exist" in line and "→" in line
+    assert "OK   database reachable" in out.stdout
+    assert "OK   schema current" in out.stdout
+    assert "pgvector" in out.stdout
+
+
+def test_doctor_fails_on_bad_toml_naming_the_line(lore_env: dict[str, str]) -> None:
+    Path(lore_env["LORE_CONFIG"]).write_text('default_space = "personal"\n[[space]\nid = "x"\n')
+    out = lore(lore_env, "doctor")
+    assert out.returncode == 1
+    fail = next(x for x in out.stdout.splitlines() if x.startswith("FAIL"))
+    assert lore_env["LORE_CONFIG"] in fail and "2" in fail

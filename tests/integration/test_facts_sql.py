@@ -1,0 +1,49 @@
+"""The SQL of facts.query agrees with the pure predicates of timeline.py on a random history."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import psycopg
+
+from lore import facts
+from lore.session import Origin
+from lore.timeline import When, visible
+
+
+def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> None:
+    rng = random.Random(7)
+    origin = Origin("s", "test", "/w")
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    lineages = []
+    for i in range(30):
+        start = base + timedelta(days=rng.randint(0, 300))
+        end = start + timedelta(days=rng.randint(1, 200)) if rng.random() < 0.4 else None
+        lineages.append(facts.remember(conn, origin, f"fact {i}", valid_from=start, valid_to=end).lineage)
+    for _ in range(40):
+        lineage = rng.choice(lineages)
+        try:
+            if rng.random() < 0.15:
+                facts.forget(conn, origin, ["s"], lineage, "random")
+                lineages.remove(lineage)
+            else:
+                facts.revise(conn, origin, ["s"], lineage, statement=f"revised {rng.random():.6f}")
+        except Exception:
+            conn.rollback()
+    conn.commit()
+    history = conn.execute(
+        "SELECT min(recorded_at), max(coalesce(superseded_at, recorded_at)) FROM facts"
+    ).fetchone()
+    assert history is not None
+    all_rows = [v for lin in range(1, 31) for v in facts.history(conn, ["s"], lin)]
+    now = datetime.now(UTC)
+    span = (history[1] - history[0]) or timedelta(microseconds=1)
+    probes = [history[0] + span * k / 10 for k in range(11)] + [None]
+    for as_of in probes:
+        for valid in [None, base + timedelta(days=50), base + timedelta(days=250)]:
+            when = When(as_of, valid)
+            got = {f.version_id for f in facts.query(conn, ["s"], when)}
+            expected = {f.version_id for f in all_rows if visible(f, when, now)}
+            assert got == expected, (as_of, valid)
+            assert facts.count(conn, ["s"], when) == len(expected)
