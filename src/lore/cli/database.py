@@ -6,8 +6,8 @@ import os
 
 from lore.config import load_config
 from lore.db import connect, embedded
-from lore.redact import redact
 from lore.errors import ConfigError
+from lore.redact import redact
 
 
 def _external_url() -> str | None:
