@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     fcts.add_argument("id", nargs="?")
     fcts.add_argument("--workspace", metavar="DIR")
 
+    for verb in ("install", "uninstall"):
+        inst = sub.add_parser(verb, help=f"{verb} lore for an agent (user scope)")
+        inst.add_argument("client", help="claude-code")
+
     hook = sub.add_parser("hook", help="agent hooks (stdin: the client's hook JSON)")
     hook.add_argument("event", choices=["session-start"])
     hook.add_argument("--client", default="claude-code")
@@ -86,6 +90,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import setup
 
         return setup.run(command, getattr(args, "dir", None))
+    if command in ("install", "uninstall"):
+        from lore.cli import install
+
+        return install.run(command, args.client)
     if command == "facts":
         from lore.cli import memory
 

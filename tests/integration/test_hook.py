@@ -1,0 +1,163 @@
+"""`lore hook session-start` as agents run it: real process, real database, stdin JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from unit.test_hook_imports import HEAVY, hook_imports
+
+from lore import facts, render
+from lore.session import Origin
+
+LORE = str(Path(sys.executable).parent / "lore")
+
+
+@pytest.fixture
+def setup(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    work = tmp_path / "codes" / "acme-api"
+    (work / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)  # the workspace name is the git top-level's
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "work"\npaths = ["{tmp_path}/codes/acme-*"]\nreads_from = ["personal"]\n'
+        f'[[space]]\nid = "other"\npaths = ["{tmp_path}/other"]\n'
+    )
+    return work, lore_env
+
+
+def hook(env: dict[str, str], payload: object, client: str = "claude-code") -> subprocess.CompletedProcess[str]:
+    raw = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run(
+        [LORE, "hook", "session-start", "--client", client], input=raw, env=env,
+        capture_output=True, text=True, timeout=30, cwd="/",
+    )  # fmt: skip
+
+
+def context(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0 and done.stderr == ""
+    out = json.loads(done.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text: str = out["hookSpecificOutput"]["additionalContext"]
+    return text
+
+
+def last_log(env: dict[str, str]) -> dict:
+    lines = (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
+    return json.loads(lines[-1])
+
+
+def test_injects_readable_facts_in_renderer_order(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+    work, env = setup
+    w, p, o = Origin("work", "t", str(work)), Origin("personal", "t", "/h"), Origin("other", "t", "/o")
+    facts.remember(conn, w, "general work fact")
+    facts.remember(conn, p, "personal preference: tabs")
+    facts.remember(conn, w, "acme-api deploys with make ship", subject="acme-api")
+    facts.remember(conn, w, "web deploys on fridays", subject="acme-web")
+    facts.remember(conn, o, "OTHER-SPACE secret")
+    forgotten = facts.remember(conn, w, "forgotten fact")
+    facts.forget(conn, w, ["work"], forgotten.lineage, "test")
+
+    text = context(hook(env, {"cwd": str(work / "src"), "source": "startup", "hook_event_name": "SessionStart"}))
+    assert "OTHER-SPACE" not in text and "forgotten fact" not in text
+    # identical to the server's renderer over facts.query
+    session_rows = facts.query(conn, ["work", "personal"], prefer_subject="acme-api")
+    expected = render.session_start(session_rows, space="work", workspace_name="acme-api").text
+    assert text == expected
+    lines = [x for x in text.splitlines() if x.startswith("- ")]
+    assert lines[0].startswith("- acme-api deploys") and lines[-1].startswith("- web deploys")
+    assert last_log(env)["ok"] is True
+
+
+@pytest.mark.parametrize("source", ["resume", "compact"])
+def test_prints_nothing_on_resume_and_compact(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, source: str) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("work", "t", str(work)), "a fact")
+    done = hook(env, {"cwd": str(work), "source": source})
+    assert done.returncode == 0 and done.stdout == ""
+
+
+def test_clear_injects(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("work", "t", str(work)), "a fact after clear")
+    assert "a fact after clear" in context(hook(env, {"cwd": str(work), "source": "clear"}))
+
+
+def test_uses_the_input_cwd_not_its_own(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("personal", "t", "/h"), "personal only")
+    facts.remember(conn, Origin("work", "t", str(work)), "work only")
+    text = context(hook(env, {"cwd": str(tmp_path), "source": "startup"}))  # default space
+    assert "personal only" in text and "work only" not in text
+
+
+@pytest.mark.parametrize(
+    ("case", "expect"),
+    [
+        ("no-config", "no lore config"),
+        ("ambiguous", "match"),
+        ("db-down", "no-such-dir"),
+        ("bad-json", "JSON"),
+        ("no-cwd", "no cwd"),
+    ],
+)
+def test_failures_print_nothing_exit_zero_and_log_why(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path, case: str, expect: str
+) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("work", "t", str(work)), "a fact")
+    payload: object = {"cwd": str(work), "source": "startup"}
+    if case == "no-config":
+        env = {**env, "LORE_CONFIG": str(tmp_path / "nope.toml")}
+    elif case == "ambiguous":
+        Path(env["LORE_CONFIG"]).write_text(
+            f'[[space]]\nid = "a"\npaths = ["{work}"]\n[[space]]\nid = "b"\npaths = ["{work}"]\n'
+        )
+    elif case == "db-down":
+        env = {**env, "LORE_DATABASE_URL": f"postgresql://postgres@/lore?host={tmp_path}/no-such-dir"}
+    elif case == "bad-json":
+        payload = "{not json"
+    elif case == "no-cwd":
+        payload = {"source": "startup"}
+    done = hook(env, payload)
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    entry = last_log(env)
+    assert entry["ok"] is False and expect.lower() in entry["detail"].lower()
+
+
+def test_other_client_shapes(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("work", "t", str(work)), "shape fact")
+    cursor = hook(env, {"workspace_roots": [str(work)], "hook_event_name": "sessionStart"}, client="cursor")
+    assert "shape fact" in json.loads(cursor.stdout)["additional_context"]
+    cline = hook(env, {"cwd": str(work)}, client="cline")
+    assert "shape fact" in json.loads(cline.stdout)["contextModification"]
+    opencode = hook(env, {"cwd": str(work)}, client="opencode")
+    assert opencode.stdout.startswith("<lore-memory")
+    copilot = hook(env, {"cwd": str(work), "source": "startup"}, client="copilot")
+    assert copilot.stdout == ""
+    assert "ignores session-start output" in last_log(env)["detail"]
+
+
+def test_budget_is_clamped_for_claude_code(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+    work, env = setup
+    cfg = Path(env["LORE_CONFIG"])
+    cfg.write_text(cfg.read_text().replace('default_space = "personal"', 'default_space = "personal"\n[session_start]\nmax_chars = 9500'))
+    origin = Origin("work", "t", str(work))
+    for i in range(300):
+        facts.remember(conn, origin, f"fact {i} " + "x" * 200)
+    text = context(hook(env, {"cwd": str(work), "source": "startup"}))
+    assert 9_000 < render.size(text) <= 9_500
+    assert text.endswith("more facts in lore; call recall_facts to see them")
+
+
+def test_successful_hook_imports_nothing_heavy(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+    work, env = setup
+    facts.remember(conn, Origin("work", "t", str(work)), "imports check")
+    done, modules = hook_imports(env, json.dumps({"cwd": str(work), "source": "startup"}))
+    assert "imports check" in done.stdout
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))

@@ -1,0 +1,36 @@
+"""The hook's import budget: run it in a fresh interpreter and list what it imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("mcp", "starlette", "pydantic", "onnxruntime", "numpy", "psycopg", "psycopg_pool", "uvicorn", "anyio")
+
+PROBE = """
+import io, json, sys
+sys.stdin = io.StringIO(sys.argv[1])
+from lore.cli.main import main
+code = main(["hook", "session-start", "--client", "claude-code"])
+sys.stderr.write("\\nMODULES=" + json.dumps(sorted({m.split(".")[0] for m in sys.modules})) + "\\n")
+sys.exit(code)
+"""
+
+
+def hook_imports(env: dict[str, str], stdin: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, stdin], env=env, capture_output=True, text=True, timeout=60
+    )
+    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
+    return done, set(json.loads(line.removeprefix("MODULES=")))
+
+
+def test_hook_imports_nothing_heavy_even_when_it_fails(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LORE_DATA_DIR": str(tmp_path / "data"),
+           "LORE_CONFIG": str(tmp_path / "missing.toml")}  # fmt: skip
+    done, modules = hook_imports(env, json.dumps({"cwd": str(tmp_path), "source": "startup"}))
+    assert done.returncode == 0 and done.stdout == ""
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+    assert "lore" in modules
