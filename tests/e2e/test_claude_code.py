@@ -77,7 +77,9 @@ def test_memory_reaches_the_model_and_only_this_workspaces(
     claude_home: Path,
 ) -> None:
     work, env = project
-    facts.remember(conn, Origin("alpha", "cli", str(work)), "acme-api deploys with make ship", subject="acme-api")
+    facts.remember(
+        conn, Origin("alpha", "cli", str(work)), "acme-api deploys with make ship", subject="acme-api"
+    )
     facts.remember(conn, Origin("alpha", "cli", str(work)), "the team prefers small PRs")
     facts.remember(conn, Origin("beta", "cli", "/elsewhere"), "BETA-SECRET launch code is 0000")
 
@@ -156,7 +158,9 @@ def test_tool_use_writes_into_the_right_space_and_next_session_starts_with_it(
     work, env = project
     tool = TOOL.format("remember_fact")
     mock_api.script(
-        tool_use_reply(tool, {"statement": "acme-api uses PostgreSQL 18 with pgvector", "subject": "acme-api"}),
+        tool_use_reply(
+            tool, {"statement": "acme-api uses PostgreSQL 18 with pgvector", "subject": "acme-api"}
+        ),
         text_reply("stored"),
     )
     _claude(mock_api, claude_home, work, env, claude_cli, "--allowedTools", tool)
@@ -184,7 +188,9 @@ def test_lore_install_claude_code_wires_a_plain_user_home(
     done = subprocess.run([lore, "install", "claude-code"], env={**env, "HOME": str(claude_home)},
                           capture_output=True, text=True, check=True)  # fmt: skip
     assert "SessionStart hook" in done.stdout
-    cp = run_claude("hello", cwd=work, home=claude_home, mock_url=mock_api.url, env_extra=env, claude=claude_cli)
+    cp = run_claude(
+        "hello", cwd=work, home=claude_home, mock_url=mock_api.url, env_extra=env, claude=claude_cli
+    )
     assert cp.returncode == 0, cp.stderr[-2000:]
     first = mock_api.main_messages()[0]
     assert "installed via lore install" in _injected(first)

@@ -30,7 +30,9 @@ def setup(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str
     return work, lore_env
 
 
-def hook(env: dict[str, str], payload: object, client: str = "claude-code") -> subprocess.CompletedProcess[str]:
+def hook(
+    env: dict[str, str], payload: object, client: str = "claude-code"
+) -> subprocess.CompletedProcess[str]:
     raw = payload if isinstance(payload, str) else json.dumps(payload)
     return subprocess.run(
         [LORE, "hook", "session-start", "--client", client], input=raw, env=env,
@@ -51,7 +53,9 @@ def last_log(env: dict[str, str]) -> dict:
     return json.loads(lines[-1])
 
 
-def test_injects_readable_facts_in_renderer_order(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+def test_injects_readable_facts_in_renderer_order(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
     work, env = setup
     w, p, o = Origin("work", "t", str(work)), Origin("personal", "t", "/h"), Origin("other", "t", "/o")
     facts.remember(conn, w, "general work fact")
@@ -62,7 +66,9 @@ def test_injects_readable_facts_in_renderer_order(setup: tuple[Path, dict[str, s
     forgotten = facts.remember(conn, w, "forgotten fact")
     facts.forget(conn, w, ["work"], forgotten.lineage, "test")
 
-    text = context(hook(env, {"cwd": str(work / "src"), "source": "startup", "hook_event_name": "SessionStart"}))
+    text = context(
+        hook(env, {"cwd": str(work / "src"), "source": "startup", "hook_event_name": "SessionStart"})
+    )
     assert "OTHER-SPACE" not in text and "forgotten fact" not in text
     # identical to the server's renderer over facts.query
     session_rows = facts.query(conn, ["work", "personal"], prefer_subject="acme-api")
@@ -74,7 +80,9 @@ def test_injects_readable_facts_in_renderer_order(setup: tuple[Path, dict[str, s
 
 
 @pytest.mark.parametrize("source", ["resume", "compact"])
-def test_prints_nothing_on_resume_and_compact(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, source: str) -> None:
+def test_prints_nothing_on_resume_and_compact(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, source: str
+) -> None:
     work, env = setup
     facts.remember(conn, Origin("work", "t", str(work)), "a fact")
     done = hook(env, {"cwd": str(work), "source": source})
@@ -87,7 +95,9 @@ def test_clear_injects(setup: tuple[Path, dict[str, str]], conn: psycopg.Connect
     assert "a fact after clear" in context(hook(env, {"cwd": str(work), "source": "clear"}))
 
 
-def test_uses_the_input_cwd_not_its_own(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path) -> None:
+def test_uses_the_input_cwd_not_its_own(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path
+) -> None:
     work, env = setup
     facts.remember(conn, Origin("personal", "t", "/h"), "personal only")
     facts.remember(conn, Origin("work", "t", str(work)), "work only")
@@ -143,10 +153,16 @@ def test_other_client_shapes(setup: tuple[Path, dict[str, str]], conn: psycopg.C
     assert "ignores session-start output" in last_log(env)["detail"]
 
 
-def test_budget_is_clamped_for_claude_code(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+def test_budget_is_clamped_for_claude_code(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
     work, env = setup
     cfg = Path(env["LORE_CONFIG"])
-    cfg.write_text(cfg.read_text().replace('default_space = "personal"', 'default_space = "personal"\n[session_start]\nmax_chars = 9500'))
+    cfg.write_text(
+        cfg.read_text().replace(
+            'default_space = "personal"', 'default_space = "personal"\n[session_start]\nmax_chars = 9500'
+        )
+    )
     origin = Origin("work", "t", str(work))
     for i in range(300):
         facts.remember(conn, origin, f"fact {i} " + "x" * 200)
@@ -155,7 +171,9 @@ def test_budget_is_clamped_for_claude_code(setup: tuple[Path, dict[str, str]], c
     assert text.endswith("more facts in lore; call recall_facts to see them")
 
 
-def test_successful_hook_imports_nothing_heavy(setup: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+def test_successful_hook_imports_nothing_heavy(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
     work, env = setup
     facts.remember(conn, Origin("work", "t", str(work)), "imports check")
     done, modules = hook_imports(env, json.dumps({"cwd": str(work), "source": "startup"}))

@@ -33,7 +33,9 @@ def test_unknown_client_lists_known_ones() -> None:
 
 
 def test_parse_input_cwd_and_cursor_roots() -> None:
-    claude = clients.parse_input('{"session_id":"s","cwd":"/p","hook_event_name":"SessionStart","source":"clear"}')
+    claude = clients.parse_input(
+        '{"session_id":"s","cwd":"/p","hook_event_name":"SessionStart","source":"clear"}'
+    )
     assert claude == clients.HookInput("/p", "clear")
     cursor = clients.parse_input('{"workspace_roots": ["/w", "/x"], "hook_event_name": "sessionStart"}')
     assert cursor == clients.HookInput("/w", None)
@@ -45,4 +47,4 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
 
 
 def test_inject_only_on_startup_and_clear() -> None:
-    assert clients.INJECT_ON == {"startup", "clear"}
+    assert {"startup", "clear"} == clients.INJECT_ON

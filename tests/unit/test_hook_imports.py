@@ -7,7 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("mcp", "starlette", "pydantic", "onnxruntime", "numpy", "psycopg", "psycopg_pool", "uvicorn", "anyio")
+HEAVY = (
+    "mcp",
+    "starlette",
+    "pydantic",
+    "onnxruntime",
+    "numpy",
+    "psycopg",
+    "psycopg_pool",
+    "uvicorn",
+    "anyio",
+)
 
 PROBE = """
 import io, json, sys

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lore.errors import ConfigError
+from lore.errors import ConfigError, InvalidInput
 from lore.installers import claude_code, get
-from lore.errors import InvalidInput
 
 LORE = "/opt/lore/.venv/bin/lore"
 
@@ -41,7 +40,9 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     assert groups[0] == user_settings["hooks"]["SessionStart"][0]
     assert groups[1] == {
         "matcher": "startup|clear",
-        "hooks": [{"type": "command", "command": f"{LORE} hook session-start --client claude-code", "timeout": 5}],
+        "hooks": [
+            {"type": "command", "command": f"{LORE} hook session-start --client claude-code", "timeout": 5}
+        ],
     }
     assert settings["hooks"]["Stop"] == user_settings["hooks"]["Stop"]
     # backups of what the user had
