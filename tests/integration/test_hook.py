@@ -179,3 +179,35 @@ def test_successful_hook_imports_nothing_heavy(
     done, modules = hook_imports(env, json.dumps({"cwd": str(work), "source": "startup"}))
     assert "imports check" in done.stdout
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_a_database_that_never_answers_hits_the_soft_deadline(
+    setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path
+) -> None:
+    """A socket that accepts and then says nothing: the hook gives up before 1 s, prints nothing."""
+    import socket
+    import threading
+    import time
+
+    work, env = setup
+    sock_dir = tmp_path / "mute"
+    sock_dir.mkdir()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(sock_dir / ".s.PGSQL.5432"))
+    server.listen(8)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(server.accept()[0]), daemon=True).start()
+    try:
+        mute = {**env, "LORE_DATABASE_URL": f"postgresql://postgres@/lore?host={sock_dir}"}
+        started = time.monotonic()
+        done = hook(mute, {"cwd": str(work), "source": "startup"})
+        elapsed = time.monotonic() - started
+    finally:
+        for s in held:
+            s.close()
+        server.close()
+    assert done.returncode == 0 and done.stdout == ""
+    assert elapsed < 1.5  # process start + the 0.9 s soft deadline; Claude Code's hard limit is 5 s
+    entry = last_log(env)
+    assert entry["ok"] is False
+    assert "deadline" in entry["detail"] or "did not answer" in entry["detail"]

@@ -1,0 +1,68 @@
+"""Average metadata overhead per fact in the session-start text, and how many facts fit.
+
+The renderer's line is `- statement [f_ID · subject · YYYY-MM-DD]`; everything but the statement
+is overhead paid in every session's context. This measures it on a realistic mix (ids up to 5
+digits, half the facts with a subject) and counts how many facts fit the default budget, the
+frame and the "more facts" line included.
+
+Rerun: .venv/bin/python bench/render_overhead.py
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from lore import render
+
+SUBJECTS = ["acme-api", "acme-web", "infra", "billing", "docs"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    lineage: int
+    statement: str
+    subject: str | None
+    valid_from: datetime
+    recorded_at: datetime
+    source: str = "claude-code"
+
+    @property
+    def id(self) -> str:
+        return f"f_{self.lineage}"
+
+
+def facts(n: int, rng: random.Random) -> list[Fact]:
+    words = ["deploy", "build", "cache", "test", "retry", "queue", "schema", "index", "token", "service", "client", "config", "release"]
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    out = []
+    for i in range(n):
+        length = rng.randint(8, 28)
+        statement = " ".join(rng.choice(words) for _ in range(length))
+        subject = rng.choice(SUBJECTS) if rng.random() < 0.5 else None
+        when = base + timedelta(minutes=i)
+        out.append(Fact(rng.randint(1, 99_999), statement, subject, when, when))
+    return out
+
+
+def main() -> None:
+    rng = random.Random(42)
+    sample = facts(10_000, rng)
+    overhead = [render.size(render.fact_line(f)) - render.size(f.statement) for f in sample]
+    statements = sum(render.size(f.statement) for f in sample) / len(sample)
+    out = render.session_start(sample, space="work", workspace_name="acme-api", total=len(sample))
+    frame = render.session_start(sample[:1], space="work", workspace_name="acme-api")
+    print("| measure | value |\n|---|---|")
+    print(f"| facts sampled | {len(sample):,} |")
+    print(f"| mean statement length | {statements:.1f} chars |")
+    print(f"| mean metadata overhead per fact | {sum(overhead) / len(overhead):.1f} chars |")
+    print(f"| overhead without subject / with subject | {min(overhead)}-{max(overhead)} chars |")
+    print(
+        f"| fence + label (fixed, once) | {render.size(frame.text) - render.size(render.fact_line(sample[0])) - 1} chars |"
+    )
+    print(f"| facts shown in the 8,000-char budget | {out.shown} (text {render.size(out.text):,} chars) |")
+
+
+if __name__ == "__main__":
+    main()

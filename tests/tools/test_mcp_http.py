@@ -1,0 +1,129 @@
+"""`lore serve` / `lore run`: MCP over streamable HTTP on loopback, the workspace from the
+X-Lore-Workspace header or the client's roots, through the SDK's HTTP client."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import psycopg
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation, ListRootsResult, Root
+from support.mcpclient import call, ok, text
+
+pytestmark = pytest.mark.anyio
+LORE = str(Path(sys.executable).parent / "lore")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_healthy(port: int, proc: subprocess.Popen[str], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx2.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError("lore serve did not become healthy")
+
+
+@pytest.fixture
+def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict[str, Path]]]:
+    dirs = {name: tmp_path / name for name in ("alpha", "beta")}
+    for d in dirs.values():
+        d.mkdir()
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\n[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
+    )
+    port = free_port()
+    proc = subprocess.Popen([LORE, "serve", "--port", str(port)], env=lore_env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        wait_healthy(port, proc)
+        yield port, dirs
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+async def _session(port: int, headers: dict[str, str], roots: list[Path] | None = None) -> Any:
+    async def list_roots(_: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=f"file://{r}") for r in roots or ()])  # type: ignore[arg-type]
+
+    client = httpx2.AsyncClient(headers=headers, timeout=30)
+    transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client)
+    return client, transport, (list_roots if roots is not None else None)
+
+
+async def test_header_chooses_the_space(
+    served: tuple[int, dict[str, Path]], conn: psycopg.Connection
+) -> None:
+    port, dirs = served
+    for name in ("alpha", "beta"):
+        client, transport, _ = await _session(port, {"X-Lore-Workspace": str(dirs[name])})
+        async with (
+            client,
+            transport as (read, write),
+            ClientSession(read, write, client_info=Implementation(name="http-test", version="1")) as s,
+        ):
+            await s.initialize()
+            assert (await ok(s, "remember_fact", statement=f"{name} over http")).structured_content[
+                "space"
+            ] == name
+            assert f"{name} over http" in text(await ok(s, "recall_facts"))
+            other = "beta" if name == "alpha" else "alpha"
+            assert f"{other} over http" not in text(await ok(s, "recall_facts"))
+    rows = set(conn.execute("SELECT space, source FROM facts").fetchall())
+    assert rows == {("alpha", "http-test"), ("beta", "http-test")}
+
+
+async def test_roots_when_no_header_and_error_when_neither(served: tuple[int, dict[str, Path]]) -> None:
+    port, dirs = served
+    client, transport, roots_cb = await _session(port, {}, roots=[dirs["beta"]])
+    async with (
+        client,
+        transport as (read, write),
+        ClientSession(read, write, list_roots_callback=roots_cb) as s,
+    ):
+        await s.initialize()
+        assert (await ok(s, "remember_fact", statement="via roots")).structured_content["space"] == "beta"
+    client, transport, _ = await _session(port, {})
+    async with client, transport as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        result = await call(s, "remember_fact", statement="nowhere")
+        assert result.is_error and "X-Lore-Workspace" in text(result)
+
+
+def test_serve_refuses_non_loopback_without_sign_in(lore_env: dict[str, str]) -> None:
+    done = subprocess.run([LORE, "serve", "--host", "0.0.0.0"], env=lore_env, capture_output=True, text=True)
+    assert done.returncode == 1 and "loopback" in done.stderr and "127.0.0.1" in done.stderr
+
+
+def test_quickstart_prepares_everything_and_prints_the_line(tmp_path: Path, lore_env: dict[str, str]) -> None:
+    """What `make run` runs: a starter config when none, the database up, then HTTP MCP."""
+    port = free_port()
+    env = {**lore_env, "LORE_PORT": str(port)}
+    assert not Path(env["LORE_CONFIG"]).exists()
+    proc = subprocess.Popen([LORE, "run"], env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_healthy(port, proc)
+        assert Path(env["LORE_CONFIG"]).exists()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"claude mcp add --transport http lore http://127.0.0.1:{port}/mcp" in out
+    assert "X-Lore-Workspace" in out
