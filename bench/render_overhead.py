@@ -34,7 +34,7 @@ class Fact:
 
 
 def facts(n: int, rng: random.Random) -> list[Fact]:
-    words = ["deploy", "build", "cache", "test", "retry", "queue", "schema", "index", "token", "service", "client", "config", "release"]
+    words = "deploy build cache test retry queue schema index token service client config release".split()
     base = datetime(2026, 11, 1, tzinfo=UTC)
     out = []
     for i in range(n):
@@ -58,9 +58,8 @@ def main() -> None:
     print(f"| mean statement length | {statements:.1f} chars |")
     print(f"| mean metadata overhead per fact | {sum(overhead) / len(overhead):.1f} chars |")
     print(f"| overhead without subject / with subject | {min(overhead)}-{max(overhead)} chars |")
-    print(
-        f"| fence + label (fixed, once) | {render.size(frame.text) - render.size(render.fact_line(sample[0])) - 1} chars |"
-    )
+    fixed = render.size(frame.text) - render.size(render.fact_line(sample[0])) - 1
+    print(f"| fence + label (fixed, once) | {fixed} chars |")
     print(f"| facts shown in the 8,000-char budget | {out.shown} (text {render.size(out.text):,} chars) |")
 
 

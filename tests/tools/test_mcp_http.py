@@ -47,7 +47,8 @@ def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict
     for d in dirs.values():
         d.mkdir()
     Path(lore_env["LORE_CONFIG"]).write_text(
-        f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\n[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
+        f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\n'
+        f'[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
     )
     port = free_port()
     proc = subprocess.Popen([LORE, "serve", "--port", str(port)], env=lore_env, text=True,
