@@ -34,7 +34,21 @@ class Fact:
 
 
 def facts(n: int, rng: random.Random) -> list[Fact]:
-    words = "deploy build cache test retry queue schema index token service client config release".split()
+    words = [
+        "deploy",
+        "build",
+        "cache",
+        "test",
+        "retry",
+        "queue",
+        "schema",
+        "index",
+        "token",
+        "service",
+        "client",
+        "config",
+        "release",
+    ]
     base = datetime(2026, 11, 1, tzinfo=UTC)
     out = []
     for i in range(n):
