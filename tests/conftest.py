@@ -44,8 +44,14 @@ def db_url(pg_data_dir: Path) -> str:
 def conn(db_url: str) -> Iterator[psycopg.Connection]:
     """A connection to a freshly emptied schema."""
     with psycopg.connect(db_url) as c:
-        c.execute("TRUNCATE facts, notes, edges, forget_log RESTART IDENTITY")
-        c.execute("ALTER SEQUENCE fact_lineage_seq RESTART; ALTER SEQUENCE note_lineage_seq RESTART")
+        tables = [r[0] for r in c.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
+        )]  # fmt: skip
+        c.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        for (seq,) in c.execute(
+            "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
+        ).fetchall():
+            c.execute(f"ALTER SEQUENCE {seq} RESTART")
         c.commit()
         yield c
 

@@ -216,6 +216,9 @@ def create_server(state: AppState) -> LoreServer:
 
     from lore.mcp import tools
 
+    # Each concern registers its own tools (one module each); order = order in tools/list.
+    registrars = [tools.register]
+
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> Any:
         state.warm()
@@ -225,5 +228,6 @@ def create_server(state: AppState) -> LoreServer:
             await anyio.to_thread.run_sync(state.close)
 
     server = LoreServer("lore", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan)
-    tools.register(server, state)
+    for register in registrars:
+        register(server, state)
     return server
