@@ -81,20 +81,7 @@ def revise(
 ) -> tuple[Fact, Fact]:
     """Close the current version of `lineage` and write the next; returns (old, new)."""
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
-            "FOR UPDATE",
-            (lineage, list(readable)),
-        )
-        old = cur.fetchone()
-        if old is None:
-            _raise_missing(conn, lineage, readable)
-        assert old is not None
-        if old.space != origin.space:
-            raise Refused(
-                f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
-                f"Revise it from a workspace of {old.space!r}, or remember a new fact here.",
-            )
+        old = _lock_current(conn, origin, readable, lineage, "Revise it")
         new_from = valid_from or old.valid_from
         new_to = valid_to if valid_to is not None else old.valid_to
         _check_interval(new_from, new_to)
@@ -128,21 +115,8 @@ def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Fact:
     """Close belief in the current version and record who forgot it and why. The row stays."""
-    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
-            "FOR UPDATE",
-            (lineage, list(readable)),
-        )
-        old = cur.fetchone()
-        if old is None:
-            _raise_missing(conn, lineage, readable)
-        assert old is not None
-        if old.space != origin.space:
-            raise Refused(
-                f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
-                f"Forget it from a workspace of {old.space!r}.",
-            )
+    with conn.transaction():
+        old = _lock_current(conn, origin, readable, lineage, "Forget it")
         conn.execute(
             "UPDATE facts SET superseded_at = greatest(clock_timestamp(), recorded_at) WHERE version_id = %s",
             (old.version_id,),
@@ -204,6 +178,28 @@ def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> li
             (lineage, list(spaces)),
         )
         return cur.fetchall()
+
+
+def _lock_current(
+    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, action: str
+) -> Fact:
+    """The current version of `lineage`, locked, if this session may change it; else the reason."""
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
+            "FOR UPDATE",
+            (lineage, list(readable)),
+        )
+        old = cur.fetchone()
+    if old is None:
+        _raise_missing(conn, lineage, readable)
+    assert old is not None
+    if old.space != origin.space:
+        raise Refused(
+            f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
+            f"{action} from a workspace of {old.space!r}, or remember a new fact here.",
+        )
+    return old
 
 
 def _visible(when: When) -> str:
