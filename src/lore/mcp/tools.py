@@ -34,7 +34,12 @@ async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
 
 
 def register(server: MCPServer[AppState], state: AppState) -> None:
-    @server.tool(description="Store a short durable fact (max 1000 chars) in this project's memory.")
+    @server.tool(
+        description=(
+            "Store a short durable fact (max 1000 chars) in this project's memory. subject: what it is "
+            "about (e.g. the repo name); valid_from/valid_to: ISO dates when it is true."
+        )
+    )
     async def remember_fact(
         statement: str,
         ctx: Context[AppState, Any],
@@ -60,7 +65,12 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Store a note (up to 32 KiB) for later search_notes.")
+    @server.tool(
+        description=(
+            "Store a note (max 32 KiB) for search_notes. kind: brief|product|pattern|tech|active|"
+            "progress|devenv|task|plan|decision|note."
+        )
+    )
     async def remember_note(
         body: str,
         ctx: Context[AppState, Any],
@@ -85,7 +95,12 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="List this project's facts, most relevant first; past views via as_of/valid_at.")
+    @server.tool(
+        description=(
+            "List this project's facts, most relevant first. as_of: what lore believed then; "
+            "valid_at: what was true then (ISO dates)."
+        )
+    )
     async def recall_facts(
         ctx: Context[AppState, Any],
         subject: str | None = None,
@@ -142,7 +157,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Replace a fact with a new version; the old one stays in history.")
+    @server.tool(description="Replace fact id (f_…) with a new version; history keeps the old one.")
     async def revise_fact(
         id: str,
         ctx: Context[AppState, Any],
@@ -175,7 +190,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Forget a fact or note (kept in the audit trail, hidden from reads).")
+    @server.tool(description="Forget a fact or note by id (f_…/n_…), with a reason; kept in the audit trail.")
     async def forget(id: str, reason: str, ctx: Context[AppState, Any]) -> CallToolResult:
         async def go() -> CallToolResult:
             prefix, lineage = validate.item_id(id)
