@@ -157,7 +157,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Replace fact id (f_…) with a new version; history keeps the old one.")
+    @server.tool(description="Replace fact id (f_N) with a new version; history keeps the old one.")
     async def revise_fact(
         id: str,
         ctx: Context[AppState, Any],
@@ -190,7 +190,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Forget a fact or note by id (f_…/n_…), with a reason; kept in the audit trail.")
+    @server.tool(description="Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.")
     async def forget(id: str, reason: str, ctx: Context[AppState, Any]) -> CallToolResult:
         async def go() -> CallToolResult:
             prefix, lineage = validate.item_id(id)
