@@ -190,7 +190,9 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.")
+    @server.tool(
+        description="Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail."
+    )
     async def forget(id: str, reason: str, ctx: Context[AppState, Any]) -> CallToolResult:
         async def go() -> CallToolResult:
             prefix, lineage = validate.item_id(id)
