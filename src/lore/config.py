@@ -20,10 +20,11 @@ DEFAULT_MAX_CHARS = 8000
 MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _KNOWN = {
-    "": ("default_space", "space", "database", "session_start"),
+    "": ("default_space", "space", "database", "session_start", "embedder"),
     "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
     "database": ("url",),
     "session_start": ("max_chars",),
+    "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
 }
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
@@ -65,12 +66,25 @@ class SpaceConfig:
 
 
 @dataclass(frozen=True)
+class EmbedderSettings:
+    """`[embedder]`: which provider (lore.embeddings) and, for `openai`, where and which model."""
+
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    dimensions: int | None = None
+    min_similarity: float | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None
     default_space: str | None
     spaces: tuple[SpaceConfig, ...]
     database_url: str | None = None
     session_start_max_chars: int = DEFAULT_MAX_CHARS
+    embedder: EmbedderSettings = EmbedderSettings()
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -170,7 +184,31 @@ def parse_config(text: str, path: Path) -> Config:
         what = f"session_start.max_chars must be an integer from {MIN_MAX_CHARS} to {MAX_MAX_CHARS}"
         hint = f"set it to e.g. {DEFAULT_MAX_CHARS} (Claude Code drops session-start text above 10,000)"
         raise _error(path, line, f"{what}, not {max_chars!r}", hint)
-    return Config(path, default, tuple(spaces), url, max_chars)
+    return Config(path, default, tuple(spaces), url, max_chars, _embedder(data, loc, path))
+
+
+def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:
+    table = _table(data, "embedder", loc, path)
+    region = loc.region("embedder")
+    for key in ("name", "model", "base_url", "api_key_env"):
+        if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+            raise _type_error(path, loc.key_line(region, key), f"embedder.{key}", "a non-empty string")
+    dims = table.get("dimensions")
+    if dims is not None and (type(dims) is not int or dims < 1):
+        line = loc.key_line(region, "dimensions")
+        raise _type_error(path, line, "embedder.dimensions", "a positive integer")
+    floor = table.get("min_similarity")
+    if floor is not None and (type(floor) not in (int, float) or not 0 <= floor < 1):
+        line = loc.key_line(region, "min_similarity")
+        raise _type_error(path, line, "embedder.min_similarity", "a number from 0 to 1 (e.g. 0.3)")
+    return EmbedderSettings(
+        table.get("name"),
+        table.get("model"),
+        table.get("base_url"),
+        table.get("api_key_env"),
+        dims,
+        None if floor is None else float(floor),
+    )
 
 
 def unreachable_spaces(config: Config) -> list[str]:

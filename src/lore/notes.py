@@ -1,7 +1,8 @@
-"""Notes: searchable text with a kind, tags and (later) an embedding. Public id: `n_<lineage>`.
+"""Notes: searchable text with a kind, tags and an embedding. Public id: `n_<lineage>`.
 
 Same belief-time columns as facts: a revision closes the current version and writes the next;
-forget closes belief and records the reason in forget_log.
+forget closes belief and records the reason in forget_log. Search is lore.search; the
+embedding is filled after the write by lore.embed_worker.
 """
 
 from __future__ import annotations
@@ -34,16 +35,6 @@ class Note:
     @property
     def id(self) -> str:
         return f"n_{self.lineage}"
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    kind: str
-    title: str | None
-    snippet: str
-    score: float
-    why: str
 
 
 _COLUMNS = (
@@ -114,47 +105,3 @@ def forget(
             (old.space, lineage, reason, origin.source, origin.workspace),
         )
     return old
-
-
-# Keyword search: the words of the query OR-ed (websearch syntax still works for quotes and -),
-# ranked by cover density. The retrieval issue adds vectors, fusion and a threshold.
-_SEARCH = """
-WITH q AS (
-    SELECT CASE WHEN numnode(w) = 0 THEN w ELSE replace(w::text, ' & ', ' | ')::tsquery END AS query
-    FROM websearch_to_tsquery('english', %(query)s) AS w
-)
-SELECT n.lineage, n.kind, n.title,
-       ts_headline('english', n.body, q.query,
-                   'MaxWords=30, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»') AS snippet,
-       ts_rank_cd(n.tsv, q.query, 32) AS score
-FROM notes n, q
-WHERE n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL
-  AND n.tsv @@ q.query
-  AND (%(kinds)s::text[] IS NULL OR n.kind = ANY(%(kinds)s::text[]))
-  AND (%(tags)s::text[] IS NULL OR n.tags @> %(tags)s::text[])
-ORDER BY score DESC, n.recorded_at DESC
-LIMIT %(limit)s
-"""
-
-
-def search(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    query: str,
-    *,
-    kinds: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-    limit: int = 5,
-) -> list[Hit]:
-    params = {
-        "query": query,
-        "spaces": list(spaces),
-        "kinds": list(kinds) if kinds else None,
-        "tags": list(tags) if tags else None,
-        "limit": limit,
-    }
-    rows = conn.execute(_SEARCH, params).fetchall()
-    return [
-        Hit(f"n_{lineage}", kind, title, " ".join(snippet.split()), round(float(score), 4), "keyword")
-        for lineage, kind, title, snippet, score in rows
-    ]

@@ -47,4 +47,4 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
 
 
 def test_inject_only_on_startup_and_clear() -> None:
-    assert {"startup", "clear"} == clients.INJECT_ON
+    assert {"startup", "clear", "new"} == clients.INJECT_ON  # "new": VS Code's fresh session

@@ -44,6 +44,9 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
             {"type": "command", "command": f"{LORE} hook session-start --client claude-code", "timeout": 5}
         ],
     }
+    assert settings["hooks"]["UserPromptSubmit"] == [
+        {"hooks": [{"type": "command", "command": f"{LORE} hook prompt --client claude-code", "timeout": 5}]}
+    ]
     assert settings["hooks"]["Stop"] == user_settings["hooks"]["Stop"]
     # backups of what the user had
     assert json.loads((tmp_path / ".claude.json.lore-backup").read_text()) == user_mcp
@@ -52,7 +55,9 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     assert [c.action for c in again] == ["unchanged", "unchanged"]
     moved = claude_code.install(tmp_path, "/new/place/lore")
     assert moved[0].action == "updated"
-    assert len(json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["SessionStart"]) == 2
+    moved_hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+    assert len(moved_hooks["SessionStart"]) == 2 and len(moved_hooks["UserPromptSubmit"]) == 1
+    assert moved_hooks["UserPromptSubmit"][0]["hooks"][0]["command"].startswith("/new/place/lore hook prompt")
 
     removed = claude_code.uninstall(tmp_path)
     assert [c.action for c in removed] == ["removed", "removed"]
@@ -80,3 +85,14 @@ def test_unknown_client_lists_known() -> None:
     with pytest.raises(InvalidInput) as err:
         get("emacs")
     assert "claude-code" in err.value.hint
+
+
+def test_prompt_hook_joins_the_users_own_prompt_hooks(tmp_path: Path) -> None:
+    mine = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "log-prompt"}]}]}}
+    write(tmp_path / ".claude" / "settings.json", mine)
+    claude_code.install(tmp_path, LORE)
+    groups = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["UserPromptSubmit"]
+    assert groups[0] == mine["hooks"]["UserPromptSubmit"][0] and len(groups) == 2
+    claude_code.uninstall(tmp_path)
+    after = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert after == mine

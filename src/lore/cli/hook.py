@@ -1,4 +1,4 @@
-"""`lore hook session-start --client C`: thin; all logic in lore.hooks. Always exits 0."""
+"""`lore hook session-start|prompt --client C`: thin; all logic in lore.hooks. Always exits 0."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ import time
 
 def run(event: str, client: str, started: float | None = None) -> int:
     started = time.monotonic() if started is None else started
-    from lore.hooks import session_start
-
     raw = sys.stdin.read() if not sys.stdin.isatty() else ""
-    if event == "session-start":
+    if event == "prompt":
+        from lore.hooks import prompt
+
+        text = prompt.run(client, raw, os.environ, started)
+    else:
+        from lore.hooks import session_start
+
         text = session_start.run(client, raw, os.environ, started)
-        if text:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     return 0

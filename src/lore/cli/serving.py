@@ -10,9 +10,9 @@ import sys
 from lore.errors import Refused
 
 
-def _logging() -> None:
+def _logging(level: str = "warning") -> None:
     # stdout belongs to the MCP protocol on stdio: log to stderr, never the environment.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="lore: %(message)s")
+    logging.basicConfig(stream=sys.stderr, level=level.upper(), format="lore: %(message)s")
     logging.getLogger("lore").setLevel(logging.INFO)
 
 
@@ -29,29 +29,46 @@ def stdio(workspace: str | None) -> int:
     return 0
 
 
-def http(host: str, port: int) -> int:
-    if not _loopback(host):
+def http(
+    host: str,
+    port: int,
+    *,
+    sign_in: bool = False,
+    oauth: bool = False,
+    public_url: str | None = None,
+    stateless: bool = False,
+    log_level: str = "warning",
+) -> int:
+    """`lore serve`. Without sign-in: loopback only, one user, the local config file. With
+    `--sign-in`: every request needs a bearer token; each user has their own spaces."""
+    sign_in = sign_in or oauth
+    if not sign_in and not _loopback(host):
         raise Refused(
-            f"Refusing to serve on {host}: sign-in is not available yet, so lore binds loopback only.",
-            "Use --host 127.0.0.1 (the default).",
+            f"Refusing to serve on {host}: without sign-in lore binds loopback only "
+            "(anyone who reached it could read and write memory).",
+            "Use --host 127.0.0.1 (the default), or add --sign-in (every request then needs a token "
+            "from `lore token create USER`).",
         )
-    _logging()
+    _logging(log_level)
     import uvicorn
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
 
-    from lore.mcp.server import AppState, create_server
+    from lore.http.app import Options, build
+    from lore.mcp.server import AppState
 
     state = AppState(env=dict(os.environ), transport="http")
-    server = create_server(state)
-
-    @server.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
-    async def healthz(_: Request) -> Response:
-        return JSONResponse({"ok": True})
-
-    app = server.streamable_http_app(host=host)
+    options = Options(host, port, sign_in, oauth, public_url, stateless)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        app = build(state, options)
+    except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
+        first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise Refused(
+            f"Cannot serve OAuth at {options.base_url}: {first}",
+            "Give --public-url as the https:// address clients use (plain http only on 127.0.0.1).",
+        ) from None
+    mode = "sign-in" if sign_in else "local, no sign-in"
+    logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=log_level)
     finally:
         state.close()
     return 0

@@ -59,6 +59,7 @@ def doctor() -> int:
         _check_database(config, lines)
     _check_signal(lines)
     _check_hook_log(lines)
+    _check_clients(lines)
     for level, text in lines:
         print(f"{level:<4} {text}")
     return 1 if any(level == "FAIL" for level, _ in lines) else 0
@@ -157,18 +158,26 @@ def _check_hook_log(lines: list[tuple[str, str]]) -> None:
         lines.append(("WARN", f"the session-start hook has never run ({log.path()}) → install it: "
                               "`lore install claude-code` (or see README)"))  # fmt: skip
         return
-    for client in sorted({e.client for e in entries}):
-        mine = [e for e in entries if e.client == client]
+    for client, event in sorted({(e.client, e.event) for e in entries}):
+        mine = [e for e in entries if e.client == client and e.event == event]
+        name = client if event == "session-start" else f"{client} {event}"
         last_ok = next((e for e in reversed(mine) if e.ok), None)
         failures = [e for e in mine if not e.ok][-3:]
         if last_ok:
-            lines.append(("OK", f"hook {client}: last succeeded {last_ok.at} ({last_ok.detail})"))
+            lines.append(("OK", f"hook {name}: last succeeded {last_ok.at} ({last_ok.detail})"))
         else:
-            lines.append(("FAIL", f"hook {client}: has never succeeded → see the failures below"))
+            lines.append(("FAIL", f"hook {name}: has never succeeded → see the failures below"))
         newest_failure_is_latest = bool(failures) and mine[-1] is failures[-1]
         for e in failures:
             level = "FAIL" if newest_failure_is_latest and e is failures[-1] else "WARN"
-            lines.append((level, f"hook {client} failed {e.at}: {e.detail}"))
+            lines.append((level, f"hook {name} failed {e.at}: {e.detail}"))
+
+
+def _check_clients(lines: list[tuple[str, str]]) -> None:
+    """Every agent lore is installed into: its files, the lore they run, the hook's shape, its last run."""
+    from lore import installers
+
+    lines.extend((check.level, check.text) for check in installers.doctor(Path(os.getcwd())))
 
 
 def _check_signal(lines: list[tuple[str, str]]) -> None:

@@ -68,4 +68,5 @@ def parse_input(raw: str) -> HookInput:
 
 
 # Sources on which a session starts with an empty context: only then is memory injected.
-INJECT_ON = frozenset({"startup", "clear"})
+# VS Code (and Copilot) call a fresh session "new".
+INJECT_ON = frozenset({"startup", "clear", "new"})

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
-from lore import render
+from lore import inbox, render
 from lore.config import load_config
 from lore.db import embedded
 from lore.errors import LoreError
 from lore.hooks import clients, log, store
+from lore.redact import redact
 from lore.session import build
 from lore.workspace import WorkspaceSignal
 
@@ -65,6 +66,8 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         return ""
     if not hook_input.cwd:
         raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
+    if env.get("LORE_URL", "").strip():
+        return _run_remote(adapter, client_name, hook_input.cwd, env, started)
     config = load_config(env)
     session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
@@ -75,11 +78,15 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
             "from the next session (`lore db start` at login avoids this)"
         )
     remaining = SOFT_DEADLINE - (time.monotonic() - started)
-    snapshot = store.read(url, session.readable, session.workspace_name, timeout=max(0.05, remaining - 0.05))
+    snapshot = store.read(
+        url, session.readable, session.workspace_name, timeout=max(0.05, remaining - 0.05),
+        inbox_space=session.space,
+    )  # fmt: skip
     budget = render.clamp_budget(config.session_start_max_chars, client_name)
     out = render.session_start(
         snapshot.facts, space=session.space, workspace_name=session.workspace_name,
         max_chars=budget, total=snapshot.total,
+        status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
     )  # fmt: skip
     elapsed = int((time.monotonic() - started) * 1000)
     detail = (
@@ -88,6 +95,29 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     )
     log.append(client_name, "session-start", True, detail, env)
     return adapter.shape(out.text) if out.text else ""
+
+
+def _run_remote(
+    adapter: clients.ClientHook, client_name: str, cwd: str, env: Mapping[str, str], started: float
+) -> str:
+    """Hosted mode: the server resolves the space and renders; same deadline, budget and silence."""
+    from lore.hooks import remote
+
+    remaining = SOFT_DEADLINE - (time.monotonic() - started)
+    try:
+        got = remote.fetch(
+            env["LORE_URL"].strip(), env.get("LORE_TOKEN", "").strip(), cwd, client_name,
+            timeout=max(0.05, remaining - 0.05),
+        )  # fmt: skip
+    except remote.RemoteError as exc:
+        raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
+    elapsed = int((time.monotonic() - started) * 1000)
+    detail = (
+        f"space {got.space} (from {redact(env['LORE_URL'].strip())}): {got.shown} facts shown, "
+        f"{got.omitted} cut, {render.size(got.text)} chars, {elapsed} ms"
+    )
+    log.append(client_name, "session-start", True, detail, env)
+    return adapter.shape(got.text) if got.text else ""
 
 
 def _start_database_in_background() -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from lore.db.embedded import bin_dir
 
@@ -23,6 +24,17 @@ MAX_ROWS = 400
 _SQL = r"""
 \set ON_ERROR_STOP on
 SET statement_timeout = :timeout_ms;
+\set inbox 0
+\set unread 0
+\if :count_inbox
+SELECT to_regclass('tasks') IS NOT NULL AND to_regclass('messages') IS NOT NULL AS has_inbox \gset
+\if :has_inbox
+SELECT (SELECT count(*) FROM tasks t
+        WHERE t.space = :'inbox_space' AND t.status = 'inbox' AND EXISTS (
+            SELECT 1 FROM notes n WHERE n.lineage = t.lineage AND n.superseded_at IS NULL)) AS inbox,
+       (SELECT count(*) FROM messages WHERE to_space = :'inbox_space' AND read_at IS NULL) AS unread \gset
+\endif
+\endif
 WITH visible AS (
     SELECT lineage, statement, subject, valid_from, recorded_at, source
     FROM facts
@@ -31,6 +43,8 @@ WITH visible AS (
 )
 SELECT json_build_object(
     'total', (SELECT count(*) FROM visible),
+    'inbox', :inbox,
+    'unread', :unread,
     'facts', coalesce((
         SELECT json_agg(f) FROM (
             SELECT * FROM visible
@@ -59,32 +73,25 @@ class StoredFact:
 class Snapshot:
     facts: list[StoredFact]
     total: int
+    inbox: int = 0  # tasks waiting in the inbox of `inbox_space` (migration 0003)
+    unread: int = 0  # unread messages to `inbox_space`
 
 
 class StoreError(Exception):
     pass
 
 
-def read(url: str, spaces: Sequence[str], workspace: str, *, timeout: float) -> Snapshot:
-    """Current facts of `spaces` in render order (at most MAX_ROWS) and how many there are."""
+def read(
+    url: str, spaces: Sequence[str], workspace: str, *, timeout: float, inbox_space: str | None = None
+) -> Snapshot:
+    """Current facts of `spaces` in render order (at most MAX_ROWS) and how many there are; with
+    `inbox_space`, also its inbox tasks and unread messages (zero on a schema without them)."""
     array = "{" + ",".join(spaces) + "}"  # space ids are [A-Za-z0-9_.-]: safe in an array literal
-    args = [
-        str(bin_dir() / "psql"), "-X", "-q", "-A", "-t", "-d", url,
-        "-v", f"spaces={array}", "-v", f"workspace={workspace}",
-        "-v", f"max_rows={MAX_ROWS}", "-v", f"timeout_ms={max(50, int(timeout * 1000))}",
-    ]  # fmt: skip
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PGCONNECT_TIMEOUT": str(max(1, int(timeout))),
-        "PGAPPNAME": "lore-hook",
-    }
-    try:
-        done = subprocess.run(args, input=_SQL, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise StoreError(f"database did not answer within {timeout:.2f}s") from None
-    if done.returncode != 0:
-        raise StoreError(" ".join(done.stderr.split())[:300] or f"psql exited {done.returncode}")
-    data = json.loads(done.stdout)
+    variables = {
+        "spaces": array, "workspace": workspace, "max_rows": str(MAX_ROWS),
+        "count_inbox": "on" if inbox_space else "off", "inbox_space": inbox_space or "",
+    }  # fmt: skip
+    data = psql_json(url, _SQL, variables, timeout=timeout)
     rows = [
         StoredFact(
             lineage=int(r["lineage"]),
@@ -96,4 +103,24 @@ def read(url: str, spaces: Sequence[str], workspace: str, *, timeout: float) -> 
         )
         for r in data["facts"]
     ]
-    return Snapshot(rows, int(data["total"]))
+    return Snapshot(rows, int(data["total"]), int(data.get("inbox", 0)), int(data.get("unread", 0)))
+
+
+def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: float) -> Any:
+    """Run a psql script whose last statement prints one JSON document; return it parsed.
+    `timeout_ms` is set from `timeout` for the script's `SET statement_timeout`."""
+    args = [str(bin_dir() / "psql"), "-X", "-q", "-A", "-t", "-d", url]
+    for name, value in {**variables, "timeout_ms": str(max(50, int(timeout * 1000)))}.items():
+        args += ["-v", f"{name}={value}"]
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PGCONNECT_TIMEOUT": str(max(1, int(timeout))),
+        "PGAPPNAME": "lore-hook",
+    }
+    try:
+        done = subprocess.run(args, input=script, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise StoreError(f"database did not answer within {timeout:.2f}s") from None
+    if done.returncode != 0:
+        raise StoreError(" ".join(done.stderr.split())[:300] or f"psql exited {done.returncode}")
+    return json.loads(done.stdout)

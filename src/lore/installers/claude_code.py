@@ -1,93 +1,128 @@
-"""Claude Code, user scope: the MCP server in `~/.claude.json` (what `claude mcp add --scope user`
-writes) and the SessionStart hook in `~/.claude/settings.json`. Both call lore by absolute path, so
-neither depends on PATH nor on a shim. (The plugin in the repo's `plugin/` is the alternative for
+"""Claude Code. User scope: the MCP server in `~/.claude.json` (what `claude mcp add --scope user`
+writes) and the SessionStart hook in `~/.claude/settings.json`. Project scope (`--project`): the
+repository's `.mcp.json` and `.claude/settings.json`. Both call lore by absolute path, so neither
+depends on PATH nor on a shim. (The plugin in the repo's `plugin/` is the alternative for
 marketplace users; use one or the other, not both, or memory arrives twice.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from lore.installers import Change, Installer, jsonfile
+from lore.installers import Change, Check, Edits, Installer, Scope, shared
 
-SERVER = "lore"
+NAME = "claude-code"
+SERVER = shared.SERVER
 MATCHER = "startup|clear"
-_MARK = "hook session-start --client claude-code"
+HOOK = "SessionStart hook (startup|clear, 5 s) + UserPromptSubmit hook (messages, inbox)"
 
 
-def _hook_command(lore: str) -> str:
-    return f"{lore} {_MARK}"
+def paths(scope: Scope) -> tuple[Path, Path]:
+    """(MCP file, hooks file)."""
+    if scope.project:
+        return scope.project / ".mcp.json", scope.project / ".claude" / "settings.json"
+    return scope.home / ".claude.json", scope.home / ".claude" / "settings.json"
 
 
-def _is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and _MARK in hook["command"]
-
-
-def install(home: Path, lore: str) -> list[Change]:
-    changes = []
-    mcp_path = home / ".claude.json"
-    config = jsonfile.load(mcp_path)
-    servers = config.setdefault("mcpServers", {})
-    entry = {"type": "stdio", "command": lore, "args": ["mcp"], "env": {}}
-    action = "unchanged" if servers.get(SERVER) == entry else ("updated" if SERVER in servers else "added")
-    if action != "unchanged":
-        servers[SERVER] = entry
-        jsonfile.save(mcp_path, config)
-    changes.append(Change(mcp_path, action, f"MCP server {SERVER!r} → {lore} mcp"))
-
-    settings_path = home / ".claude" / "settings.json"
-    settings = jsonfile.load(settings_path)
-    before = repr(settings)
-    groups = _without_ours(settings.setdefault("hooks", {}).get("SessionStart", []))
-    hook = {"type": "command", "command": _hook_command(lore), "timeout": 5}
-    groups.append({"matcher": MATCHER, "hooks": [hook]})
-    settings["hooks"]["SessionStart"] = groups
-    if repr(settings) != before:
-        jsonfile.save(settings_path, settings)
-        changes.append(Change(settings_path, "updated", "SessionStart hook (startup|clear, 5 s)"))
-    else:
-        changes.append(Change(settings_path, "unchanged", "SessionStart hook (startup|clear, 5 s)"))
+def install(where: Path | Scope, lore: str, edits: Edits | None = None) -> list[Change]:
+    scope = where if isinstance(where, Scope) else Scope(where)
+    plan = Edits() if edits is None else edits
+    changes = _install(scope, lore, plan)
+    if edits is None:
+        plan.apply()
     return changes
 
 
-def uninstall(home: Path) -> list[Change]:
+def uninstall(where: Path | Scope, edits: Edits | None = None) -> list[Change]:
+    scope = where if isinstance(where, Scope) else Scope(where)
+    plan = Edits() if edits is None else edits
+    changes = _uninstall(scope, plan)
+    if edits is None:
+        plan.apply()
+    return changes
+
+
+def _install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
+    mcp_path, settings_path = paths(scope)
+    config = edits.json(mcp_path)
+    entry = {"type": "stdio", "command": lore, "args": ["mcp"], "env": {}}
+    action = shared.put_entry(shared.table(config, "mcpServers", mcp_path), SERVER, entry)
+    if action != "unchanged":
+        edits.write_json(mcp_path, config)
+    changes = [Change(mcp_path, action, f"MCP server {SERVER!r} → {lore} mcp")]
+
+    settings = edits.json(settings_path)
+    hook = {"type": "command", "command": shared.hook_command(lore, NAME), "timeout": 5}
+    started = shared.put_hook_group(
+        settings, "SessionStart", {"matcher": MATCHER, "hooks": [hook]}, NAME, settings_path
+    )
+    # What other agents sent (messages, inbox tasks) since the last prompt; usually prints nothing.
+    prompt = {"type": "command", "command": shared.hook_command(lore, NAME, "prompt"), "timeout": 5}
+    prompted = shared.put_hook_group(settings, "UserPromptSubmit", {"hooks": [prompt]}, NAME, settings_path)
+    if started or prompted:
+        edits.write_json(settings_path, settings)
+        changes.append(Change(settings_path, "updated", HOOK))
+    else:
+        changes.append(Change(settings_path, "unchanged", HOOK))
+    return changes
+
+
+def _uninstall(scope: Scope, edits: Edits) -> list[Change]:
     changes = []
-    mcp_path = home / ".claude.json"
-    config = jsonfile.load(mcp_path)
+    mcp_path, settings_path = paths(scope)
+    config = edits.json(mcp_path)
     if SERVER in config.get("mcpServers", {}):
         del config["mcpServers"][SERVER]
-        jsonfile.save(mcp_path, config)
+        edits.write_json(mcp_path, config)
         changes.append(Change(mcp_path, "removed", f"MCP server {SERVER!r}"))
-    settings_path = home / ".claude" / "settings.json"
-    settings = jsonfile.load(settings_path)
-    hooks = settings.get("hooks", {})
-    groups = hooks.get("SessionStart", [])
-    kept = _without_ours(groups)
-    if kept != groups:
-        if kept:
-            hooks["SessionStart"] = kept
-        else:
-            del hooks["SessionStart"]
-        if not hooks:
-            settings.pop("hooks")
-        jsonfile.save(settings_path, settings)
-        changes.append(Change(settings_path, "removed", "SessionStart hook"))
-    return changes or [Change(mcp_path, "unchanged", "lore was not installed for Claude Code")]
+    settings = edits.json(settings_path)
+    prompted = shared.drop_hook_group(settings, "UserPromptSubmit", NAME)
+    if shared.drop_hook_group(settings, "SessionStart", NAME) or prompted:
+        edits.write_json(settings_path, settings)
+        changes.append(Change(settings_path, "removed", "SessionStart and UserPromptSubmit hooks"))
+    return shared.changes_or_nothing(changes, mcp_path, "Claude Code")
 
 
-def _without_ours(groups: Any) -> list[Any]:
-    """The user's SessionStart groups with lore's hook taken out (empty groups dropped)."""
-    kept = []
-    for group in groups if isinstance(groups, list) else []:
-        if not isinstance(group, dict):
-            kept.append(group)
-            continue
-        hooks = [h for h in group.get("hooks", []) if not _is_ours(h)]
-        if hooks:
-            kept.append({**group, "hooks": hooks})
-        elif not any(_is_ours(h) for h in group.get("hooks", [])):
-            kept.append(group)
-    return kept
+def check(scope: Scope) -> list[Check]:
+    mcp_path, settings_path = paths(scope)
+    server = Edits().json(mcp_path).get("mcpServers", {}).get(SERVER)
+    hooks = shared.our_hooks(Edits().json(settings_path), "SessionStart", NAME)
+    if server is None and not hooks:
+        return []
+    where = f"claude-code ({scope.label})"
+    out = [
+        shared.check_lore(
+            server.get("command") if isinstance(server, dict) else None, f"{where} MCP server in {mcp_path}"
+        )
+    ]
+    if not hooks:
+        out.append(
+            Check(
+                "WARN",
+                f"{where}: no SessionStart hook in {settings_path}: no memory before the "
+                "first prompt → run `lore install claude-code` again",
+            )
+        )
+    for _, _, hook in hooks:
+        out.append(shared.check_lore(shared.command_lore(hook.get("command")), f"{where} SessionStart hook"))
+    if hooks and not shared.our_hooks(Edits().json(settings_path), "UserPromptSubmit", NAME):
+        out.append(
+            Check(
+                "WARN",
+                f"{where}: no UserPromptSubmit hook in {settings_path}: messages from other agents show "
+                "only at session start → run `lore install claude-code` again",
+            )
+        )
+    out.append(shared.last_run(NAME, "start `claude` in a project", scope.env))
+    return out
 
 
-INSTALLER = Installer("claude-code", install, uninstall)
+def notes(scope: Scope) -> list[str]:
+    if scope.project:
+        return [
+            "Claude Code asks once to approve a project's .mcp.json servers, and reads a project's "
+            ".claude/settings.json hooks only when started in that directory (not a subfolder)."
+        ]
+    return []
+
+
+INSTALLER = Installer(NAME, _install, _uninstall, check, notes)

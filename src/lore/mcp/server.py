@@ -14,11 +14,14 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
 import psycopg
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
@@ -29,9 +32,12 @@ from pydantic import ValidationError
 from lore import __version__
 from lore.config import Config, load_config
 from lore.db import connect as db
-from lore.errors import ConfigError, LoreError
+from lore.errors import ConfigError, LoreError, Refused
 from lore.session import SessionContext, build
 from lore.workspace import WorkspaceSignal, choose_workspace
+
+if TYPE_CHECKING:
+    from lore.http.accounts import Accounts
 
 log = logging.getLogger("lore.mcp")
 T = TypeVar("T")
@@ -55,8 +61,26 @@ class AppState:
     _pool: ConnectionPool | None = None
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
     _sessions: dict[str, SessionContext] = field(default_factory=dict)
+    # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
+    accounts: Accounts | None = None
+    # lore.embed_worker.Retrieval: the embedder (loaded lazily) and the background embedding worker.
+    retrieval: Any = None
+
+    def user(self) -> str | None:
+        """The signed-in user of the current request in sign-in mode; None in local mode."""
+        if self.accounts is None:
+            return None
+        token = get_access_token()
+        if token is None or not token.subject:
+            raise Refused("This request is not signed in.", "Send `Authorization: Bearer <lore token>`.")
+        return token.subject
 
     def config(self) -> Config:
+        if self.accounts is not None:
+            return self.accounts.get(self.user() or "").config
+        return self._local_config()
+
+    def _local_config(self) -> Config:
         if self._config is None and self._config_error is None:
             try:
                 self._config = load_config(self.env)
@@ -71,7 +95,7 @@ class AppState:
         """Opened on first use (so `initialize` never waits for the database), migrated once."""
         with self._pool_lock:
             if self._pool is None:
-                target = db.target(self.config().database_url, self.env)
+                target = db.target(self._database_url(), self.env)
                 with db.connect(target.url) as conn:
                     from lore.db import migrate
 
@@ -81,11 +105,19 @@ class AppState:
                     min_size=1,
                     max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
                     check=ConnectionPool.check_connection,
-                    kwargs={"options": "-c statement_timeout=30000"},
+                    kwargs={"options": "-c statement_timeout=30000", "application_name": "lore"},
                     open=True,
                     name="lore",
                 )
             return self._pool
+
+    def _database_url(self) -> str | None:
+        if self.accounts is None:
+            return self._local_config().database_url
+        try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
+            return self._local_config().database_url
+        except ConfigError:
+            return None
 
     def warm(self) -> None:
         """Start the database in the background so the first tool call does not wait for it."""
@@ -101,6 +133,8 @@ class AppState:
         threading.Thread(target=run, name="lore-warm", daemon=True).start()
 
     def close(self) -> None:
+        if self.retrieval is not None:
+            self.retrieval.close()
         if self._pool is not None:
             self._pool.close()
 
@@ -111,34 +145,49 @@ class AppState:
 
         return await anyio.to_thread.run_sync(call)
 
+    async def scope(self) -> tuple[Config, Mapping[str, str], str]:
+        """(config, environment to resolve with, cache prefix) for the current request."""
+        user = self.user()
+        if self.accounts is None or user is None:
+            return self.config(), self.env, ""
+        account = await self.accounts.fresh(user)
+        return account.config, account.env(), f"{user}|{account.version}|"
+
+    async def session_for(self, workspace: str, source: str, rule: str) -> SessionContext:
+        """A session for a workspace named by the client (header, API parameter)."""
+        config, env, _ = await self.scope()
+        return build(WorkspaceSignal(Path(_path(workspace)), rule), config, env, source)
+
     async def session(self, ctx: Context[Any, Any]) -> SessionContext:
-        config = self.config()
+        config, env, prefix = await self.scope()
         session = ctx.session
         params = session.client_params
         source = params.client_info.name if params is not None and params.client_info else "unknown"
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
             if header:
-                return build(
-                    WorkspaceSignal(Path(_path(header)), "header X-Lore-Workspace"), config, self.env, source
-                )
+                signal = WorkspaceSignal(Path(_path(header)), "header X-Lore-Workspace")
+                return build(signal, config, env, source)
         # stdio serves one client per process; HTTP sessions are told apart by their session id.
         key = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
+        key = prefix + key if key else ""
         cached = self._sessions.get(key) if key else None
         if cached is not None:
             return cached
         roots: list[str] = []
-        signal = choose_workspace(self.workspace_arg, self.env, [], self.cwd)
+        # Over HTTP the server's own environment and directory say nothing about the client.
+        local = self.env if self.transport == "stdio" else {}
+        signal = choose_workspace(self.workspace_arg, local, [], self.cwd)
         if signal.source == "cwd" or self.transport == "http":
             roots = await _roots(ctx)
             if roots or self.transport == "stdio":
-                signal = choose_workspace(self.workspace_arg, self.env, roots, self.cwd)
+                signal = choose_workspace(self.workspace_arg, local, roots, self.cwd)
             else:
                 raise ConfigError(
                     "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
                     "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
                 )
-        resolved = build(signal, config, self.env, source)
+        resolved = build(signal, config, env, source)
         log.info("session %s: %s", source, resolved.describe())
         if key:
             if len(self._sessions) > 1000:
@@ -211,23 +260,33 @@ def _explain(tool: str, error: ValidationError) -> str:
     return f"Invalid arguments for {tool}: {'; '.join(problems)}.\nFix these arguments and call {tool} again."
 
 
-def create_server(state: AppState) -> LoreServer:
+def create_server(
+    state: AppState,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+    auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
+) -> LoreServer:
     from contextlib import asynccontextmanager
 
-    from lore.mcp import tools
+    from lore.mcp import search_tools, tools, work_tools
 
     # Each concern registers its own tools (one module each); order = order in tools/list.
-    registrars = [tools.register]
+    registrars = [tools.register, search_tools.register, work_tools.register]
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> Any:
         state.warm()
+        search_tools.start(state)  # background embedding; loads no model until a row needs one
         try:
             yield state
         finally:
             await anyio.to_thread.run_sync(state.close)
 
-    server = LoreServer("lore", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan)
+    server = LoreServer(
+        "lore", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
+        token_verifier=token_verifier, auth=auth, auth_server_provider=auth_server_provider,
+    )  # fmt: skip
     for register in registrars:
         register(server, state)
     return server

@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent
 
 from lore import facts, notes, render, validate
 from lore.errors import LoreError
+from lore.mcp import search_tools
 from lore.mcp.server import AppState
 from lore.session import SessionContext
 from lore.timeline import When, parse_time
@@ -88,6 +89,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
             note = await state.run(
                 lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
             )
+            search_tools.poke(state)  # embedded in the background, never waited for
             return _result(
                 f"Remembered {note.id} ({note.kind}) in space {note.space}.",
                 {"id": note.id, "kind": note.kind, "space": note.space},
@@ -128,34 +130,8 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 
         return await _guard(go)
 
-    @server.tool(description="Search notes by meaning and keywords; returns compact matches.")
-    async def search_notes(
-        query: str,
-        ctx: Context[AppState, Any],
-        kinds: list[str] | None = None,
-        tags: list[str] | None = None,
-        limit: int = 5,
-    ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            q = validate.text(query, "query", max_chars=1000)
-            assert q is not None
-            ks = [validate.kind(k) for k in kinds] if kinds else None
-            labels = validate.tags(tags) or None
-            if not isinstance(limit, int) or not 1 <= limit <= 20:
-                raise ToolError("limit must be between 1 and 20.")
-            session = await state.session(ctx)
-            hits = await state.run(
-                lambda c: notes.search(c, session.readable, q, kinds=ks, tags=labels, limit=limit)
-            )
-            if not hits:
-                return _result(f"No notes match {q!r}.", {"results": []})
-            lines = [
-                f"{h.id} [{h.kind}] {h.title + ' — ' if h.title else ''}{h.snippet} ({h.score:g}, {h.why})"
-                for h in hits
-            ]
-            return _result("\n".join(lines), {"results": [h.__dict__ for h in hits]})
-
-        return await _guard(go)
+    # search_notes lives with the retrieval tools; registered here to keep the core tools' order.
+    search_tools.register_search(server, state)
 
     @server.tool(description="Replace fact id (f_N) with a new version; history keeps the old one.")
     async def revise_fact(

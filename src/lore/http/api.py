@@ -1,0 +1,272 @@
+"""The JSON API under `/api`: what the hosted session-start hook, `lore config push` and scripts use.
+
+Same core as the MCP tools (space resolution, facts, the renderer); the workspace comes from the
+`workspace` parameter or the `X-Lore-Workspace` header. In sign-in mode every route needs a valid
+bearer token and answers 401 with the same body whatever was wrong; in local mode (loopback, no
+sign-in) only requests whose Host is the loopback interface are served, so that a web page cannot
+reach memory through DNS rebinding.
+
+    GET  /api/me                         who is signed in
+    GET  /api/spaces                     the user's spaces (config as resolved)
+    PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
+    GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
+    GET  /api/facts?workspace=[&subject&as_of&valid_at]
+    POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?}
+    GET  /api/facts/{id}?workspace=      every version of one fact
+    POST /api/facts/{id}/forget          {"reason"}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.mcpserver import MCPServer
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from lore import facts, inbox, render, userconfig, validate
+from lore.errors import (
+    ConfigError,
+    Conflict,
+    DatabaseError,
+    InvalidInput,
+    LoreError,
+    NotFound,
+    Refused,
+    SpaceError,
+)
+from lore.hooks import clients
+from lore.hooks.store import MAX_ROWS
+from lore.mcp.server import WORKSPACE_HEADER, AppState
+from lore.session import SessionContext
+from lore.timeline import When, parse_time
+
+log = logging.getLogger("lore.http")
+Handler = Callable[[Request], Awaitable[Response]]
+_STATUS: list[tuple[type[LoreError], int]] = [
+    (InvalidInput, 400),
+    (NotFound, 404),
+    (Refused, 403),
+    (Conflict, 409),
+    (SpaceError, 422),
+    (ConfigError, 422),
+    (DatabaseError, 503),
+]
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+MAX_BODY = 512 * 1024
+
+
+def unauthorized() -> Response:
+    """The one answer to a missing, unknown, expired or revoked token: nothing about which. Byte for
+    byte what the SDK answers on `/mcp` (json.dumps spacing included)."""
+    body = {"error": "invalid_token", "error_description": "Authentication required"}
+    return Response(
+        json.dumps(body),
+        status_code=401,
+        media_type="application/json",
+        headers={
+            "WWW-Authenticate": 'Bearer error="invalid_token", error_description="Authentication required"'
+        },
+    )
+
+
+def error(exc: LoreError) -> Response:
+    status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
+    return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=status)
+
+
+def register(server: MCPServer[AppState], state: AppState, *, sign_in: bool) -> None:
+    def route(path: str, methods: list[str]) -> Callable[[Handler], Handler]:
+        def wrap(handler: Handler) -> Handler:
+            async def guarded(request: Request) -> Response:
+                if sign_in and not isinstance(request.scope.get("user"), AuthenticatedUser):
+                    return unauthorized()
+                if not sign_in and _host(request) not in _LOOPBACK_HOSTS:
+                    return JSONResponse(
+                        {"error": "this server answers only on the loopback interface without sign-in"},
+                        status_code=403,
+                    )
+                try:
+                    return await handler(request)
+                except LoreError as exc:
+                    return error(exc)
+
+            server.custom_route(path, methods=methods)(guarded)
+            return guarded
+
+        return wrap
+
+    @route("/api/me", ["GET"])
+    async def me(_: Request) -> Response:
+        return JSONResponse({"user": state.user(), "mode": "sign-in" if sign_in else "local"})
+
+    @route("/api/spaces", ["GET"])
+    async def spaces(_: Request) -> Response:
+        config, _env, _prefix = await state.scope()
+        user = state.user()
+        return JSONResponse(
+            {
+                "user": user,
+                "default_space": config.default_space,
+                "spaces": [
+                    {**asdict(s), "name": userconfig.local_name(user, s.id) if user else s.id}
+                    for s in config.spaces
+                ],
+            }
+        )
+
+    @route("/api/config", ["PUT"])
+    async def push_config(request: Request) -> Response:
+        user = state.user()
+        if user is None or state.accounts is None:
+            raise Refused(
+                "This server runs without sign-in and reads its own config file.",
+                "Edit that file (`lore which` shows it); `lore config push` is for `lore serve --sign-in`.",
+            )
+        data = await _json(request)
+        text, home = data.get("toml"), data.get("home")
+        if not isinstance(text, str) or not isinstance(home, str):
+            raise InvalidInput(
+                'send {"toml": "<config file text>", "home": "<your HOME>"}', "use `lore config push`"
+            )
+        pushed = await state.run(lambda conn: userconfig.push(conn, user, text, home))
+        state.accounts.store(pushed)
+        return JSONResponse(
+            {
+                "user": user,
+                "version": pushed.version,
+                "spaces": [userconfig.local_name(user, s) for s in pushed.config.ids],
+                "ignored": list(pushed.ignored),
+            }
+        )
+
+    @route("/api/session-start", ["GET"])
+    async def session_start(request: Request) -> Response:
+        client = request.query_params.get("client", "claude-code")
+        if client not in clients.CLIENTS:
+            raise InvalidInput(
+                f"unknown client {client!r}", f"use one of: {', '.join(sorted(clients.CLIENTS))}"
+            )
+        session = await _session(request, client)
+        budget = render.clamp_budget(state.config().session_start_max_chars, client)
+        rows, total, waiting = await state.run(
+            lambda c: (
+                facts.query(c, session.readable, prefer_subject=session.workspace_name, limit=MAX_ROWS),
+                facts.count(c, session.readable),
+                _waiting(c, session.space),
+            )
+        )
+        out = render.session_start(
+            rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget, total=total,
+            status_line=inbox.status_line(*waiting),
+        )  # fmt: skip
+        return JSONResponse(
+            {
+                "text": out.text,
+                "space": session.space,
+                "shown": out.shown,
+                "omitted": out.omitted,
+                "total": total,
+            }
+        )
+
+    @route("/api/facts", ["GET", "POST"])
+    async def fact_list(request: Request) -> Response:
+        if request.method == "POST":
+            data = await _json(request)
+            session = await _session(request, "api", data.get("workspace"))
+            text = validate.statement(data.get("statement"))
+            subject = validate.optional(data.get("subject"), "subject", validate.MAX_SUBJECT)
+            start = parse_time(data.get("valid_from"), "valid_from")
+            end = parse_time(data.get("valid_to"), "valid_to")
+            fact = await state.run(
+                lambda c: facts.remember(
+                    c, session.origin, text, subject=subject, valid_from=start, valid_to=end
+                )
+            )
+            return JSONResponse({"fact": _fact(fact)}, status_code=201)
+        session = await _session(request, "api")
+        params = request.query_params
+        subject = validate.optional(params.get("subject"), "subject", validate.MAX_SUBJECT)
+        when = When(parse_time(params.get("as_of"), "as_of"), parse_time(params.get("valid_at"), "valid_at"))
+        rows, total = await state.run(
+            lambda c: (
+                facts.query(
+                    c, session.readable, when, subject=subject, prefer_subject=session.workspace_name
+                ),
+                facts.count(c, session.readable, when, subject=subject),
+            )
+        )
+        return JSONResponse({"space": session.space, "total": total, "facts": [_fact(f) for f in rows]})
+
+    @route("/api/facts/{id}", ["GET"])
+    async def fact_history(request: Request) -> Response:
+        _, lineage = validate.item_id(request.path_params["id"], expect="f")
+        session = await _session(request, "api")
+        versions = await state.run(lambda c: facts.history(c, session.readable, lineage))
+        if not versions:
+            raise NotFound(f"no fact {request.path_params['id']} in this workspace's spaces", "check the id")
+        return JSONResponse({"id": versions[0].id, "versions": [_fact(v) for v in versions]})
+
+    @route("/api/facts/{id}/forget", ["POST"])
+    async def fact_forget(request: Request) -> Response:
+        _, lineage = validate.item_id(request.path_params["id"], expect="f")
+        data = await _json(request)
+        session = await _session(request, "api", data.get("workspace"))
+        reason = validate.text(data.get("reason"), "reason", max_chars=validate.MAX_REASON)
+        assert reason is not None
+        old = await state.run(lambda c: facts.forget(c, session.origin, session.readable, lineage, reason))
+        return JSONResponse({"forgotten": old.id})
+
+    async def _session(request: Request, source: str, workspace: object = None) -> SessionContext:
+        value = workspace or request.query_params.get("workspace") or request.headers.get(WORKSPACE_HEADER)
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(
+                "no workspace: pass ?workspace=<project dir> or the X-Lore-Workspace header",
+                "name the directory the agent works in (an absolute path)",
+            )
+        return await state.session_for(value.strip(), source, "api workspace")
+
+
+def _waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
+    """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
+    row = conn.execute(
+        """SELECT (SELECT count(*) FROM tasks t WHERE t.space = %(space)s AND t.status = 'inbox'
+                     AND EXISTS (SELECT 1 FROM notes n
+                                 WHERE n.lineage = t.lineage AND n.superseded_at IS NULL)),
+                  (SELECT count(*) FROM messages WHERE to_space = %(space)s AND read_at IS NULL)""",
+        {"space": space},
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise InvalidInput(f"request body over {MAX_BODY // 1024} KiB", "send less")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        raise InvalidInput("the request body is not JSON", "send a JSON object") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("the request body is not a JSON object", "send a JSON object")
+    return data
+
+
+def _host(request: Request) -> str:
+    host = request.headers.get("host", "")
+    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
+
+
+def _fact(fact: facts.Fact) -> dict[str, Any]:
+    return {
+        key: (value.isoformat() if isinstance(value, datetime) else value)
+        for key, value in {"id": fact.id, **asdict(fact)}.items()
+    }

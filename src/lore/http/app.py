@@ -1,0 +1,85 @@
+"""The one Starlette app of `lore serve`: the SDK's streamable HTTP MCP app at `/mcp` (with its
+bearer-token middleware in sign-in mode), the JSON API (`lore.http.api`), `/healthz` (the process
+answers) and `/readyz` (and the database does: what a load balancer should check)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from lore.db import migrate
+from lore.errors import LoreError
+from lore.http import api
+from lore.http.accounts import Accounts
+from lore.http.signin import SCOPE, DatabaseTokenVerifier
+from lore.mcp.server import AppState, create_server
+
+
+@dataclass(frozen=True)
+class Options:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    sign_in: bool = False
+    oauth: bool = False  # also be an OAuth 2.1 authorization server (MCP spec's auth flow)
+    public_url: str | None = None  # how clients reach this server (behind a proxy: its https URL)
+    stateless: bool = False  # no MCP session state in the process: any replica answers any request
+
+    @property
+    def base_url(self) -> str:
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+def build(state: AppState, options: Options) -> Starlette:
+    if options.sign_in:
+        state.accounts = Accounts(state.pool)
+    if options.oauth:
+        from lore.http.oauth import OAuthProvider
+
+        provider = OAuthProvider(state, options.base_url)
+        settings = AuthSettings(
+            issuer_url=options.base_url,  # type: ignore[arg-type]
+            resource_server_url=f"{options.base_url}/mcp",  # type: ignore[arg-type]
+            validate_token_resource=False,  # the provider checks the resource a token was issued for
+            required_scopes=[SCOPE],
+            client_registration_options=ClientRegistrationOptions(
+                enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+            ),
+            revocation_options=RevocationOptions(enabled=True),
+        )
+        server = create_server(state, auth=settings, auth_server_provider=provider)
+        provider.register_routes(server)
+    elif options.sign_in:
+        settings = AuthSettings(issuer_url=options.base_url, resource_server_url=None)  # type: ignore[arg-type]
+        server = create_server(state, token_verifier=DatabaseTokenVerifier(state), auth=settings)
+    else:
+        server = create_server(state)
+
+    @server.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    @server.custom_route("/readyz", methods=["GET"])  # type: ignore[untyped-decorator]
+    async def readyz(_: Request) -> Response:
+        try:
+            version = await state.run(migrate.current_version)
+        except LoreError as exc:
+            return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
+        # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
+        current = version is not None and version >= migrate.latest_version()
+        body = {"ok": current, "schema": version, "expected": migrate.latest_version()}
+        return JSONResponse(body, status_code=200 if current else 503)
+
+    api.register(server, state, sign_in=options.sign_in)
+    return server.streamable_http_app(
+        host=options.host,
+        stateless_http=options.stateless,
+        max_sessions=int(os.environ.get("LORE_MAX_SESSIONS", "10000")),
+    )

@@ -1,0 +1,289 @@
+"""The MCP authorization flow (OAuth 2.1 with PKCE, dynamic client registration, refresh, revoke):
+`lore serve --oauth` is its own authorization server, through the SDK's `create_auth_routes`.
+
+lore has no passwords. Signing in at `/oauth/sign-in` means pasting a personal token from
+`lore token create USER`; the client then holds short-lived access tokens (1 hour) and a rotating
+refresh token (30 days), never the personal token, and every one of them dies with the personal
+token it came from (`lore token revoke ID`). Requests and codes live in the database, hashed, so any
+replica can answer any step.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from mcp.server.auth.provider import (
+    AuthorizationCode,
+    AuthorizationParams,
+    IdentityAssertionParams,
+    RefreshToken,
+    TokenError,
+    construct_redirect_uri,
+)
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from lore import auth
+from lore.http.signin import SCOPE, LoreAccessToken, access_token
+from lore.mcp.server import AppState
+
+ACCESS_TTL = timedelta(hours=1)
+REFRESH_TTL = timedelta(days=30)
+REQUEST_TTL = timedelta(minutes=10)
+CODE_TTL = timedelta(minutes=5)
+SIGN_IN_PATH = "/oauth/sign-in"
+
+
+class LoreCode(AuthorizationCode):
+    grant_id: int  # the personal token the user signed in with
+
+
+class LoreRefreshToken(RefreshToken):
+    id: int
+    parent_id: int | None = None
+
+
+class OAuthProvider:
+    """`OAuthAuthorizationServerProvider` over lore's tables."""
+
+    def __init__(self, state: AppState, base_url: str) -> None:
+        self.state = state
+        self.base_url = base_url.rstrip("/")
+        self.resource = f"{self.base_url}/mcp"
+
+    # --- clients ---------------------------------------------------------------------------------
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        sql = "SELECT info FROM oauth_clients WHERE client_id = %s"
+        row = await self.state.run(lambda c: c.execute(sql, (client_id,)).fetchone())
+        return OAuthClientInformationFull.model_validate(row[0]) if row else None
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        info = json.dumps(client_info.model_dump(mode="json", exclude_none=True))
+        await self.state.run(
+            lambda c: c.execute(
+                "INSERT INTO oauth_clients (client_id, info) VALUES (%s, %s::jsonb)",
+                (client_info.client_id, info),
+            )
+        )
+
+    # --- authorization: the user signs in with a personal token ---------------------------------
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        request_id = secrets.token_urlsafe(32)
+        data = json.dumps(params.model_dump(mode="json"))
+        await self.state.run(
+            lambda c: c.execute(
+                "INSERT INTO oauth_requests (hash, client_id, params, expires_at) "
+                "VALUES (%s, %s, %s::jsonb, now() + %s)",
+                (auth.digest(request_id), client.client_id, data, REQUEST_TTL),
+            )
+        )
+        return f"{self.base_url}{SIGN_IN_PATH}?request={request_id}"
+
+    def register_routes(self, server: MCPServer[AppState]) -> None:
+        @server.custom_route(SIGN_IN_PATH, methods=["GET", "POST"])  # type: ignore[untyped-decorator]
+        async def sign_in(request: Request) -> Response:
+            if request.method == "GET":
+                request_id = request.query_params.get("request", "")
+                pending = await self._pending(request_id)
+                if pending is None:
+                    return _page("This sign-in link has expired. Start again from your agent.", status=400)
+                return _form(request_id, pending[0])
+            form = await request.form()
+            request_id, secret = str(form.get("request", "")), str(form.get("token", "")).strip()
+            pending = await self._pending(request_id)
+            if pending is None:
+                return _page("This sign-in link has expired. Start again from your agent.", status=400)
+            principal = await self.state.run(lambda c: auth.verify(c, secret, kinds=("personal",)))
+            if principal is None:
+                return _form(request_id, pending[0], error="That token is not valid.", status=401)
+            redirect = await self.state.run(lambda c: self._issue_code(c, request_id, principal))
+            if redirect is None:
+                return _page("This sign-in link has expired. Start again from your agent.", status=400)
+            return RedirectResponse(redirect, status_code=302, headers={"Cache-Control": "no-store"})
+
+    async def _pending(self, request_id: str) -> tuple[str, dict[str, Any]] | None:
+        """(client name, authorization params) of a live request."""
+        if not request_id or len(request_id) > 100:
+            return None
+        row = await self.state.run(
+            lambda c: c.execute(
+                """SELECT coalesce(k.info->>'client_name', r.client_id), r.params
+                   FROM oauth_requests r JOIN oauth_clients k USING (client_id)
+                   WHERE r.hash = %s AND r.expires_at > now()""",
+                (auth.digest(request_id),),
+            ).fetchone()
+        )
+        return (str(row[0]), dict(row[1])) if row else None
+
+    def _issue_code(self, conn: Any, request_id: str, principal: auth.Principal) -> str | None:
+        with conn.transaction():
+            row = conn.execute(
+                "DELETE FROM oauth_requests WHERE hash = %s AND expires_at > now() "
+                "RETURNING client_id, params",
+                (auth.digest(request_id),),
+            ).fetchone()
+            if row is None:
+                return None
+            code = secrets.token_urlsafe(32)
+            conn.execute(
+                "INSERT INTO oauth_codes (hash, client_id, user_name, grant_id, params, expires_at) "
+                "VALUES (%s, %s, %s, %s, %s::jsonb, now() + %s)",
+                (auth.digest(code), row[0], principal.user, principal.token_id, json.dumps(row[1]), CODE_TTL),
+            )
+        params = AuthorizationParams.model_validate(row[1])
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    # --- codes and tokens ----------------------------------------------------------------------
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> LoreCode | None:
+        row = await self.state.run(
+            lambda c: c.execute(
+                """SELECT user_name, grant_id, params, extract(epoch FROM expires_at)
+                   FROM oauth_codes WHERE hash = %s AND client_id = %s""",
+                (auth.digest(authorization_code), client.client_id),
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        params = AuthorizationParams.model_validate(row[2])
+        return LoreCode(
+            code=authorization_code,
+            scopes=params.scopes or [SCOPE],
+            expires_at=float(row[3]),
+            client_id=str(client.client_id),
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+            subject=row[0],
+            grant_id=int(row[1]),
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: LoreCode
+    ) -> OAuthToken:
+        def exchange(conn: Any) -> OAuthToken:
+            with conn.transaction():
+                used = conn.execute(
+                    "DELETE FROM oauth_codes WHERE hash = %s RETURNING user_name",
+                    (auth.digest(authorization_code.code),),
+                ).fetchone()
+                if used is None:
+                    raise TokenError("invalid_grant", "authorization code already used")
+                return self._tokens(conn, used[0], str(client.client_id), authorization_code.grant_id)
+
+        return await self.state.run(exchange)
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> LoreRefreshToken | None:
+        principal = await self.state.run(lambda c: auth.verify(c, refresh_token, kinds=("refresh",)))
+        if principal is None or principal.client_id != client.client_id:
+            return None
+        return LoreRefreshToken(
+            token=f"lore-token-{principal.token_id}",
+            client_id=str(principal.client_id),
+            scopes=[SCOPE],
+            expires_at=int(principal.expires_at.timestamp()) if principal.expires_at else None,
+            subject=principal.user,
+            id=principal.token_id,
+            parent_id=principal.parent_id,
+        )
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: LoreRefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        """Rotation: the old refresh token (and its access tokens) is revoked, a new pair issued."""
+        if refresh_token.parent_id is None or refresh_token.subject is None:
+            raise TokenError("invalid_grant", "refresh token has no grant")
+        grant, user = refresh_token.parent_id, refresh_token.subject
+
+        def rotate(conn: Any) -> OAuthToken:
+            with conn.transaction():
+                auth.revoke(conn, refresh_token.id)
+                return self._tokens(conn, user, str(client.client_id), grant)
+
+        return await self.state.run(rotate)
+
+    async def load_access_token(self, token: str) -> LoreAccessToken | None:
+        if not auth.looks_like_token(token):
+            return None
+        principal = await self.state.run(lambda c: auth.verify(c, token))
+        return access_token(principal, self.resource) if principal is not None else None
+
+    async def revoke_token(self, token: LoreAccessToken | LoreRefreshToken) -> None:
+        # An access token takes its refresh token with it (the parent); a refresh token, its children.
+        target = token.parent_id if isinstance(token, LoreAccessToken) and token.parent_id else token.id
+        await self.state.run(lambda c: auth.revoke(c, target))
+
+    async def exchange_identity_assertion(
+        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
+    ) -> OAuthToken:
+        raise TokenError("unsupported_grant_type", "lore signs in with its own tokens only")
+
+    def _tokens(self, conn: Any, user: str, client_id: str, grant_id: int) -> OAuthToken:
+        """A refresh token under the grant and an access token under it; none past the grant's life."""
+        row = conn.execute(
+            "SELECT expires_at FROM tokens WHERE id = %s AND kind = 'personal' AND revoked_at IS NULL "
+            "AND (expires_at IS NULL OR expires_at > now())",
+            (grant_id,),
+        ).fetchone()
+        if row is None:
+            raise TokenError("invalid_grant", "the token used to sign in was revoked or has expired")
+        now = datetime.now(UTC)
+        limit: datetime | None = row[0]
+
+        def cap(ttl: timedelta) -> datetime:
+            return min(now + ttl, limit) if limit is not None else now + ttl
+
+        refresh, refresh_secret = auth.create(
+            conn, user, kind="refresh", client_id=client_id, parent_id=grant_id, expires_at=cap(REFRESH_TTL)
+        )
+        access, access_secret = auth.create(
+            conn, user, kind="access", client_id=client_id, parent_id=refresh.id, expires_at=cap(ACCESS_TTL)
+        )
+        assert access.expires_at is not None
+        return OAuthToken(
+            access_token=access_secret,
+            token_type="Bearer",
+            expires_in=max(1, int((access.expires_at - now).total_seconds())),
+            scope=SCOPE,
+            refresh_token=refresh_secret,
+        )
+
+
+# --- the sign-in page ----------------------------------------------------------------------------
+
+
+def _page(body: str, *, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Sign in to lore</title>"
+        "<meta name='viewport' content='width=device-width'></head>"
+        "<body style='font-family:system-ui;max-width:34rem;margin:3rem auto'>"
+        f"<h1>Sign in to lore</h1>{body}</body></html>",
+        status_code=status,
+        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"},
+    )
+
+
+def _form(request_id: str, client: str, *, error: str = "", status: int = 200) -> HTMLResponse:
+    problem = f"<p style='color:#b00'>{html.escape(error)}</p>" if error else ""
+    return _page(
+        f"<p><b>{html.escape(client)}</b> asks to use your lore memory.</p>{problem}"
+        "<form method='post'>"
+        f"<input type='hidden' name='request' value='{html.escape(request_id, quote=True)}'>"
+        "<p><label>Your lore token (from <code>lore token create YOU</code>)<br>"
+        "<input type='password' name='token' autocomplete='off' size='50' autofocus></label></p>"
+        "<p><button type='submit'>Sign in</button></p></form>",
+        status=status,
+    )

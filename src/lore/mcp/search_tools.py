@@ -1,0 +1,167 @@
+"""Retrieval tools: `search_notes` (one of the six core tools, registered in their order by
+lore.mcp.tools), then `link_notes` and `mark_irrelevant`.
+
+The query's embedding is made with a deadline (lore.embeddings.runner): an embedder that is
+down or stuck turns a search into a keyword search, never into an error or a wait.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from lore import graph, search, validate
+from lore.embed_worker import Retrieval, settings_for
+from lore.errors import LoreError
+from lore.mcp.server import AppState
+
+T = TypeVar("T")
+
+
+def _result(text: str, structured: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
+    """LoreErrors become tool errors carrying message + hint (as in lore.mcp.tools)."""
+    try:
+        return await fn()
+    except LoreError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def retrieval(state: AppState) -> Retrieval:
+    """The process's embedder runner and worker (created on first use; loads no model)."""
+    if state.retrieval is None:
+        from lore.config import load_config
+
+        state.retrieval = Retrieval(
+            state.env, settings_for(lambda: load_config(state.env)), lambda: state.pool().connection()
+        )
+    assert isinstance(state.retrieval, Retrieval)
+    return state.retrieval
+
+
+def start(state: AppState) -> None:
+    """Server start-up (lifespan): begin embedding pending notes in the background."""
+    retrieval(state).worker.start()
+
+
+def poke(state: AppState) -> None:
+    """A note was written: embed it now rather than at the next poll."""
+    if state.retrieval is not None:
+        state.retrieval.worker.poke()
+
+
+async def query_vector(state: AppState, text: str) -> tuple[list[float] | None, str | None]:
+    runner = retrieval(state).runner
+    vector = await anyio.to_thread.run_sync(runner.query, text)
+    return vector, (runner.model if vector is not None else None)
+
+
+def _line(hit: search.Hit) -> str:
+    title = f"{hit.title} — " if hit.title else ""
+    why = f"linked: {hit.via}" if hit.via else hit.why
+    return f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {why})"
+
+
+def register_search(server: MCPServer[AppState], state: AppState) -> None:
+    @server.tool(
+        description=(
+            "Search notes by meaning and keywords; only relevant matches, with linked notes. "
+            "kinds/tags: filters; limit: 1-20."
+        )
+    )
+    async def search_notes(
+        query: str,
+        ctx: Context[AppState, Any],
+        kinds: list[str] | None = None,
+        tags: list[str] | None = None,
+        limit: int = 5,
+    ) -> CallToolResult:
+        async def go() -> CallToolResult:
+            q = validate.text(query, "query", max_chars=1000)
+            assert q is not None
+            ks = [validate.kind(k) for k in kinds] if kinds else None
+            labels = validate.tags(tags) or None
+            if not isinstance(limit, int) or not 1 <= limit <= 20:
+                raise ToolError("limit must be between 1 and 20.")
+            session = await state.session(ctx)
+            vector, model = await query_vector(state, q)
+            floor = retrieval(state).runner.min_similarity()
+            hits = await state.run(
+                lambda c: search.search(
+                    c, session.readable, q, session_space=session.space, vector=vector, model=model,
+                    min_similarity=floor, kinds=ks, tags=labels, limit=limit,
+                )
+            )  # fmt: skip
+            if not hits:
+                return _result(f"No notes match {q!r}.", {"results": []})
+            results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
+            return _result("\n".join(_line(h) for h in hits), {"results": results})
+
+        return await _guard(go)
+
+
+_LINK_SIGNATURE = inspect.Signature(
+    [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind)
+        for name, kind in (
+            ("from_", Annotated[str, Field(alias="from", description="note id, e.g. n_3")]),
+            ("relation", Annotated[str, Field(description="|".join(graph.RELATIONS))]),
+            ("to", Annotated[str, Field(description="note id")]),
+            ("ctx", Context[AppState, Any]),
+        )
+    ],
+    return_annotation=CallToolResult,
+)
+
+
+def register(server: MCPServer[AppState], state: AppState) -> None:
+    async def link_notes(**args: Any) -> CallToolResult:
+        async def go() -> CallToolResult:
+            _, source = validate.item_id(args["from"], expect="n")
+            _, target = validate.item_id(args["to"], expect="n")
+            rel = graph.relation(args["relation"])
+            session = await state.session(args["ctx"])
+            edge = await state.run(
+                lambda c: graph.link(c, session.origin, session.readable, source, rel, target)
+            )
+            said = "Linked" if edge.created else "Already linked"
+            return _result(f"{said}: {edge.describe()}.", {"edge": edge.describe(), "created": edge.created})
+
+        return await _guard(go)
+
+    # `from` is a Python keyword: the tool declares it through an alias (what the schema shows).
+    link_notes.__signature__ = _LINK_SIGNATURE  # type: ignore[attr-defined]
+    link_notes.__annotations__ = {p.name: p.annotation for p in _LINK_SIGNATURE.parameters.values()}
+    server.tool(description="Link two notes of this project: from -relation-> to.")(link_notes)
+
+    @server.tool(
+        description="Say a note does not answer a query: searches close to that query skip it from now on."
+    )
+    async def mark_irrelevant(note_id: str, query: str, ctx: Context[AppState, Any]) -> CallToolResult:
+        async def go() -> CallToolResult:
+            _, lineage = validate.item_id(note_id, expect="n")
+            q = validate.text(query, "query", max_chars=1000)
+            assert q is not None
+            session = await state.session(ctx)
+            vector, model = await query_vector(state, q)
+            await state.run(
+                lambda c: search.mark_irrelevant(
+                    c, session.origin, session.readable, lineage, q, vector=vector, model=model
+                )
+            )
+            return _result(
+                f"Noted: n_{lineage} will be left out of searches like {q!r} (other searches still find it).",
+                {"id": f"n_{lineage}", "query": q},
+            )
+
+        return await _guard(go)

@@ -1,0 +1,93 @@
+"""The hosted session start: `LORE_URL` + `LORE_TOKEN` make `lore hook session-start` fetch its text
+from the server's renderer, with the local hook's rules: the client's shape, the deadline, silence
+(and a hook log line) on any failure, nothing heavy imported."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import psycopg
+from support.lorehttp import Server, push, run_lore, token
+from unit.test_hook_imports import HEAVY, hook_imports
+
+from lore import auth
+
+
+def hook(env: dict[str, str], cwd: Path, client: str = "claude-code") -> tuple[str, float]:
+    started = time.monotonic()
+    payload = json.dumps({"cwd": str(cwd), "source": "startup", "hook_event_name": "SessionStart"})
+    done = run_lore(env, "hook", "session-start", "--client", client, stdin=payload)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout, time.monotonic() - started
+
+
+def last_log(env: dict[str, str]) -> dict[str, object]:
+    lines = (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
+    return dict(json.loads(lines[-1]))
+
+
+def test_hosted_hook_prints_the_servers_text_in_each_clients_shape(
+    signed_in: Server, conn: psycopg.Connection, lore_env: dict[str, str], project: Path
+) -> None:
+    secret = token(conn, "alice")
+    push(conn, "alice", f'[[space]]\nid = "work"\npaths = ["{project}/work"]\n')
+    conn.execute(
+        "INSERT INTO facts (lineage, space, statement, source) VALUES (1, 'alice/work', 'ship it', 't')"
+    )
+    conn.commit()
+    # No local config at all: in hosted mode the server has the user's config.
+    env = {**lore_env, "LORE_URL": signed_in.url + "/", "LORE_TOKEN": secret, "LORE_CONFIG": "/nonexistent"}
+    out, _ = hook(env, project / "work")
+    context = json.loads(out)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart"
+    assert context["additionalContext"].startswith('<lore-memory space="alice/work">')
+    assert "- ship it [f_1 · " in context["additionalContext"]
+    entry = last_log(env)
+    assert entry["ok"] is True and "alice/work" in str(entry["detail"])
+    cursor, _ = hook(env, project / "work", client="cursor")
+    assert "ship it" in json.loads(cursor)["additional_context"]
+
+
+def test_hosted_hook_fails_silently_and_says_why_in_the_log(
+    signed_in: Server, conn: psycopg.Connection, lore_env: dict[str, str], project: Path
+) -> None:
+    wrong = auth.new_secret()
+    env = {**lore_env, "LORE_URL": signed_in.url, "LORE_TOKEN": wrong}
+    out, _ = hook(env, project / "work")
+    assert out == ""
+    entry = last_log(env)
+    assert entry["ok"] is False and "refused LORE_TOKEN (401)" in str(entry["detail"])
+    assert wrong not in json.dumps(entry)
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    out, _ = hook({**env, "LORE_URL": f"http://127.0.0.1:{port}"}, project / "work")
+    assert out == "" and "cannot reach the server" in str(last_log(env)["detail"])
+
+    with socket.socket() as silent:  # accepts the connection, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        out, took = hook({**env, "LORE_URL": url}, project / "work")
+    assert out == "" and took < 3.0
+    detail = str(last_log(env)["detail"])
+    assert "did not answer" in detail or "deadline" in detail, detail
+
+
+def test_hosted_hook_imports_nothing_heavy(
+    signed_in: Server, conn: psycopg.Connection, tmp_path: Path
+) -> None:
+    secret = token(conn, "alice")
+    env = {
+        "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LORE_DATA_DIR": str(tmp_path / "data"),
+        "LORE_URL": signed_in.url, "LORE_TOKEN": secret,
+    }  # fmt: skip
+    done, modules = hook_imports(env, json.dumps({"cwd": str(tmp_path), "source": "startup"}))
+    assert done.returncode == 0
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+    log = (tmp_path / "data" / "logs" / "hook.log").read_text()
+    assert '"ok": true' in log and "personal" in log  # it really went to the server

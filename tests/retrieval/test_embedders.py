@@ -1,0 +1,123 @@
+"""Embedding providers: the registry, the two local models on the files their wheels ship, the
+OpenAI-compatible client against httpx's MockTransport, and the deadline around every call."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+
+import httpx2 as httpx
+import pytest
+
+from lore.config import EmbedderSettings
+from lore.embeddings import EmbedderError, load
+from lore.embeddings.remote import OpenAICompatible
+from lore.embeddings.runner import Runner
+from lore.errors import ConfigError
+
+
+def cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as err:
+        load({"LORE_EMBEDDER": "word2vec"})
+    assert "local, static, openai, none" in str(err.value)
+
+
+def test_env_beats_config_and_none_means_keyword_only() -> None:
+    assert load({"LORE_EMBEDDER": "fake"}, EmbedderSettings(name="static")).model == "fake-64"  # type: ignore[union-attr]
+    assert load({}, EmbedderSettings(name="none")) is None
+    assert Runner({"LORE_EMBEDDER": "none"}).query("anything") is None
+
+
+@pytest.mark.parametrize(("name", "dim"), [("local", 384), ("static", 256)])
+def test_local_models_from_their_wheels(name: str, dim: int) -> None:
+    embedder = load({"LORE_EMBEDDER": name})
+    assert embedder is not None
+    a, b, c = embedder.embed([
+        "The deploy pipeline retries failed releases three times",
+        "How many times does a failed release get retried?",
+        "My grandmother bakes bread on Sundays",
+    ])  # fmt: skip
+    assert len(a) == dim and math.isclose(cos(a, a), 1.0, abs_tol=1e-4)
+    assert cos(a, b) > cos(a, c) + 0.2
+    assert embedder.embed([]) == []
+
+
+def _mock(handler: object) -> httpx.MockTransport:
+    return httpx.MockTransport(handler)  # type: ignore[arg-type]
+
+
+def test_openai_compatible_request_and_answer() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        body = json.loads(request.content)
+        data = [
+            {"index": i, "embedding": [3.0, 4.0] if i == 0 else [0.0, 2.0]} for i in range(len(body["input"]))
+        ]
+        return httpx.Response(200, json={"data": list(reversed(data)), "model": body["model"]})
+
+    client = OpenAICompatible("nomic-embed-text", base_url="http://127.0.0.1:11434/v1/", api_key="sk-test",
+                              transport=_mock(handler))  # fmt: skip
+    vectors = client.embed(["first", "second"])
+    assert vectors == [[0.6, 0.8], [0.0, 1.0]]  # ordered by index, unit length
+    assert client.dim == 2 and client.model == "openai:nomic-embed-text"
+    request = seen[0]
+    assert str(request.url) == "http://127.0.0.1:11434/v1/embeddings"
+    assert request.headers["authorization"] == "Bearer sk-test"
+    assert json.loads(request.content) == {"model": "nomic-embed-text", "input": ["first", "second"]}
+    client.close()
+
+
+@pytest.mark.parametrize(
+    ("response", "expect"),
+    [
+        (httpx.Response(401, text="bad key"), "HTTP 401"),
+        (httpx.Response(200, json={"nope": []}), "not OpenAI-shaped"),
+        (httpx.Response(200, json={"data": [{"index": 0, "embedding": [1.0]}]}), r"1 vectors for 2 texts"),
+    ],
+)
+def test_openai_compatible_failures_are_embedder_errors(response: httpx.Response, expect: str) -> None:
+    client = OpenAICompatible("m", transport=_mock(lambda request: response))
+    with pytest.raises(EmbedderError, match=re.escape(expect)):
+        client.embed(["a", "b"])
+    client.close()
+
+
+def test_openai_compatible_unreachable_and_settings() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    client = OpenAICompatible("m", transport=_mock(refuse))
+    with pytest.raises(EmbedderError, match="did not answer"):
+        client.embed(["a"])
+    client.close()
+    with pytest.raises(EmbedderError, match="needs a model"):
+        load({"LORE_EMBEDDER": "openai"})
+    settings = EmbedderSettings(model="text-embedding-3-small", api_key_env="MY_KEY", dimensions=256)
+    made = load({"LORE_EMBEDDER": "openai", "MY_KEY": "k"}, settings)
+    assert made is not None and made.model == "openai:text-embedding-3-small:256" and made.dim == 256
+
+
+def test_runner_bounds_a_hanging_embedder_and_survives_a_broken_one() -> None:
+    hang = Runner({"LORE_EMBEDDER": "hang", "LORE_EMBED_TIMEOUT": "0.3"})
+    started = time.monotonic()
+    assert hang.query("q") is None
+    assert hang.query("q again") is None  # the lane is still stuck: fails at once
+    assert time.monotonic() - started < 1.5
+    with pytest.raises(EmbedderError, match=r"did not answer|busy"):
+        hang.batch(["x"], timeout=0.2)
+    hang.close(wait=0.1)
+    broken = Runner({"LORE_EMBEDDER": "broken"})
+    assert broken.query("q") is None
+    with pytest.raises(EmbedderError, match="always fails"):
+        broken.batch(["x"])
+    fake = Runner({"LORE_EMBEDDER": "fake"})
+    assert fake.query("q") == fake.batch(["q"])[0]
+    assert fake.min_similarity() == 0.45

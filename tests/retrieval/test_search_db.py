@@ -1,0 +1,167 @@
+"""Hybrid search, feedback, edges and embedding on the real database, with the `fake` embedder."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+
+from lore import graph, notes, search
+from lore.embed_worker import Worker, embed_pending, reindex
+from lore.embeddings.runner import Runner
+from lore.errors import InvalidInput, NotFound, Refused
+from lore.session import Origin
+
+ALPHA = Origin("alpha", "test", "/code/alpha")
+BETA = Origin("beta", "test", "/code/beta")
+
+
+@pytest.fixture
+def fake() -> Runner:
+    return Runner({"LORE_EMBEDDER": "fake"})
+
+
+def find(conn: psycopg.Connection, runner: Runner, query: str, **kw: object) -> list[search.Hit]:
+    vector = runner.query(query)
+    return search.search(
+        conn, kw.pop("spaces", ["alpha"]), query, session_space="alpha", vector=vector,  # type: ignore[arg-type]
+        model=runner.model if vector else None, min_similarity=runner.min_similarity(), **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def seed(conn: psycopg.Connection) -> list[int]:
+    bodies = [
+        ("Deploys go out with `make ship` after CI is green", "Deploying", "devenv"),
+        ("Redis caches session tokens for 15 minutes; eviction is LRU", "Session cache", "tech"),
+        ("We chose PostgreSQL over MongoDB for transactions", "Database choice", "decision"),
+        ("Friday deploys need a second reviewer", None, "pattern"),
+    ]
+    return [notes.remember(conn, ALPHA, b, title=t, kind=k).lineage for b, t, k in bodies]
+
+
+def test_hybrid_search_ranks_filters_and_cuts(conn: psycopg.Connection, fake: Runner) -> None:
+    ids = seed(conn)
+    assert embed_pending(conn, fake) == 4
+    hits = find(conn, fake, "how do deploys work")
+    assert [h.id for h in hits][:2] == [f"n_{ids[0]}", f"n_{ids[3]}"]
+    assert all(h.why in ("keyword", "semantic") and 0 < h.score <= 1 for h in hits)
+    assert f"n_{ids[1]}" not in {h.id for h in hits}  # nothing about caching
+    assert find(conn, fake, "kubernetes helm chart values") == []  # no evidence: nothing at all
+    only = find(conn, fake, "deploys", kinds=["pattern"])
+    assert [h.id for h in only] == [f"n_{ids[3]}"]
+    assert "«" in hits[0].snippet  # keyword hits carry a highlighted snippet
+
+
+def test_rows_not_yet_embedded_are_found_by_keyword(conn: psycopg.Connection, fake: Runner) -> None:
+    ids = seed(conn)
+    embed_pending(conn, fake, limit=2)  # half embedded, half still waiting for the worker
+    hits = find(conn, fake, "second reviewer on Friday")
+    assert hits[0].id == f"n_{ids[3]}" and hits[0].why == "keyword"
+    # no embedder at all: keyword only, same notes
+    keyword_only = search.search(conn, ["alpha"], "second reviewer on Friday", session_space="alpha")
+    assert keyword_only[0].id == f"n_{ids[3]}"
+
+
+def test_other_spaces_are_invisible_unless_readable(conn: psycopg.Connection, fake: Runner) -> None:
+    seed(conn)
+    other = notes.remember(conn, BETA, "Beta deploys with Argo CD").lineage
+    embed_pending(conn, fake)
+    assert f"n_{other}" not in {h.id for h in find(conn, fake, "Argo CD deploys")}
+    assert f"n_{other}" in {h.id for h in find(conn, fake, "Argo CD deploys", spaces=["alpha", "beta"])}
+
+
+def test_mark_irrelevant_drops_a_note_for_close_queries_only(conn: psycopg.Connection, fake: Runner) -> None:
+    ids = seed(conn)
+    embed_pending(conn, fake)
+    asked = "how do deploys work on Friday"
+    assert f"n_{ids[0]}" in {h.id for h in find(conn, fake, asked)}
+    vector = fake.query(asked)
+    search.mark_irrelevant(conn, ALPHA, ["alpha"], ids[0], asked, vector=vector, model=fake.model)
+    assert f"n_{ids[0]}" not in {h.id for h in find(conn, fake, "How do deploys work on Friday?")}
+    assert f"n_{ids[3]}" in {h.id for h in find(conn, fake, asked)}  # only that note is dropped
+    assert f"n_{ids[0]}" in {h.id for h in find(conn, fake, "make ship command")}  # unrelated query
+    # without vectors (embedder down) the lexemes of the query decide
+    plain = search.search(conn, ["alpha"], "deploys work Friday", session_space="alpha")
+    assert f"n_{ids[0]}" not in {h.id for h in plain}
+    # another space's sessions are not affected by alpha's feedback
+    rows = conn.execute("SELECT space, note, embedding_model FROM irrelevant").fetchall()
+    assert rows == [("alpha", ids[0], "fake-64")]
+    with pytest.raises(NotFound):
+        search.mark_irrelevant(conn, ALPHA, ["alpha"], 999, asked, vector=None, model=None)
+
+
+def test_edges_within_a_space_and_expansion(conn: psycopg.Connection, fake: Runner) -> None:
+    ids = seed(conn)
+    embed_pending(conn, fake)
+    edge = graph.link(conn, ALPHA, ["alpha"], ids[0], "depends_on", ids[2])
+    assert edge.created and edge.describe() == f"n_{ids[0]} depends_on n_{ids[2]}"
+    assert not graph.link(conn, ALPHA, ["alpha"], ids[0], "depends_on", ids[2]).created
+    hits = find(conn, fake, "make ship")
+    linked = [h for h in hits if h.why == "linked"]
+    assert hits[0].id == f"n_{ids[0]}"
+    assert [(h.id, h.via) for h in linked] == [(f"n_{ids[2]}", f"n_{ids[0]} depends_on this")]
+    assert find(conn, fake, "make ship", expand=False)[-1].why != "linked"
+    assert [e.relation for e in graph.edges_of(conn, ["alpha"], ids[2])] == ["depends_on"]
+
+
+def test_edges_never_cross_spaces(conn: psycopg.Connection) -> None:
+    a = notes.remember(conn, ALPHA, "alpha note").lineage
+    b = notes.remember(conn, BETA, "beta note").lineage
+    with pytest.raises(Refused, match="never cross spaces"):
+        graph.link(conn, ALPHA, ["alpha", "beta"], a, "relates_to", b)
+    with pytest.raises(NotFound):
+        graph.link(conn, ALPHA, ["alpha"], a, "relates_to", b)  # beta is not even readable
+    with pytest.raises(InvalidInput, match="Unknown relation"):
+        graph.link(conn, ALPHA, ["alpha"], a, "likes", a + 5)
+    with pytest.raises(InvalidInput, match="itself"):
+        graph.link(conn, ALPHA, ["alpha"], a, "refines", a)
+    with pytest.raises(psycopg.errors.ForeignKeyViolation):  # the database guarantees it too
+        conn.execute(
+            "INSERT INTO edges (space, from_note, relation, to_note, source) "
+            "VALUES ('alpha', %s, 'blocks', %s, 'x')",
+            (a, b),
+        )
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM edges").fetchone() == (0,)
+
+
+def test_reindex_fills_and_switches_models(conn: psycopg.Connection, fake: Runner) -> None:
+    ids = seed(conn)
+    seen: list[tuple[int, int]] = []
+    assert reindex(conn, fake, progress=lambda d, t: seen.append((d, t)), batch=3) == 4
+    assert seen == [(3, 4), (4, 4)]
+    assert reindex(conn, fake) == 0  # all current
+    assert reindex(conn, fake, everything=True) == 4
+    conn.execute("UPDATE notes SET embedding_model = 'old-model' WHERE lineage = %s", (ids[0],))
+    conn.commit()
+    assert reindex(conn, fake) == 1
+    models = {m for (m,) in conn.execute("SELECT embedding_model FROM notes")}
+    assert models == {"fake-64"}
+
+
+def test_worker_embeds_soon_and_outlives_a_broken_embedder(db_url: str, conn: psycopg.Connection) -> None:
+    @contextmanager
+    def connect() -> Iterator[psycopg.Connection]:
+        with psycopg.connect(db_url) as c:
+            yield c
+
+    notes.remember(conn, ALPHA, "first note")
+    broken = Worker(connect, Runner({"LORE_EMBEDDER": "broken"}), poll=0.05)
+    broken.start()
+    time.sleep(0.3)
+    broken.stop()
+    assert conn.execute("SELECT count(*) FROM notes WHERE embedding IS NULL").fetchone() == (1,)
+    conn.commit()
+    worker = Worker(connect, Runner({"LORE_EMBEDDER": "fake"}), poll=5)
+    worker.start()
+    worker.poke()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and worker.embedded < 1:
+        time.sleep(0.02)
+    worker.stop()
+    assert worker.embedded == 1
+    row = conn.execute("SELECT embedding_model, vector_dims(embedding) FROM notes").fetchone()
+    assert row == ("fake-64", 64)
