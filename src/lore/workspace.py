@@ -204,6 +204,11 @@ def _strip_git(path: str) -> str:
     return path.removesuffix(".git").rstrip("/") if path.endswith(".git") else path
 
 
+def usable(value: str | None) -> TypeGuard[str]:
+    """A workspace signal worth using: not empty, not an unexpanded `${VAR}` placeholder."""
+    return _usable(value)
+
+
 def _usable(value: str | None) -> TypeGuard[str]:
     return (
         value is not None and bool(value.strip()) and "${" not in value and not value.strip().startswith("$")

@@ -33,7 +33,7 @@ def mock_api() -> Iterator[MockAnthropic]:
 
 @pytest.fixture
 def claude_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
+    home = tmp_path / "claude-home"
     home.mkdir()
     return home
 

@@ -20,6 +20,26 @@ def lore_executable() -> str:
     return str(Path(found).resolve()) if found else str(beside)
 
 
+def _check_server(server: str, installer: installers.Installer) -> None:
+    from urllib.parse import urlsplit
+
+    from lore.errors import InvalidInput
+
+    parts = urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidInput(
+            f"--server {server!r} is not an http(s) URL.",
+            "Pass the server's base URL, e.g. https://lore.example.com",
+        )
+    if not installer.hosted:
+        known = ", ".join(sorted(n for n, i in installers.registry().items() if i.hosted))
+        raise InvalidInput(
+            f"`--server` is not supported for {installer.name} yet.",
+            f"Supported: {known}. For {installer.name}, see docs/deploy.md (an HTTP MCP entry with the "
+            "Authorization and X-Lore-Workspace headers, and LORE_URL/LORE_TOKEN for the hook).",
+        )
+
+
 def project_root(cwd: Path) -> Path:
     """`--project`: the checkout that holds `cwd` (its git top-level), else `cwd` itself."""
     from lore.workspace import git_info
@@ -28,9 +48,13 @@ def project_root(cwd: Path) -> Path:
     return info.toplevel if info is not None else Path(os.path.abspath(cwd))
 
 
-def run(action: str, client: str, project: bool = False, dry_run: bool = False) -> int:
+def run(
+    action: str, client: str, project: bool = False, dry_run: bool = False, server: str | None = None
+) -> int:
     installer = installers.get(client)
-    scope = installers.scope(project_root(Path.cwd()) if project else None)
+    if server:
+        _check_server(server, installer)
+    scope = installers.scope(project_root(Path.cwd()) if project else None, server=server)
     edits = Edits()
     if action == "install":
         changes = installer.install(scope, lore_executable(), edits)

@@ -51,10 +51,34 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("dir", nargs="?", default=None)
     sub.add_parser("doctor", help="check config, paths, database, schema; each line OK or the fix")
 
-    fcts = sub.add_parser("facts", help="read facts from a terminal")
-    fcts.add_argument("action", choices=["list", "history"])
-    fcts.add_argument("id", nargs="?")
-    fcts.add_argument("--workspace", metavar="DIR")
+    fcts = sub.add_parser("facts", help="facts from a terminal: list, history, add, revise")
+    verbs = fcts.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for verb, what in (("list", "current facts"), ("history", "every version of one fact")):
+        v = verbs.add_parser(verb, help=what)
+        if verb == "history":
+            v.add_argument("id")
+        v.add_argument("--workspace", metavar="DIR")
+    for verb in ("add", "revise"):
+        v = verbs.add_parser(
+            verb, help="remember a fact" if verb == "add" else "write a new version of a fact"
+        )
+        if verb == "revise":
+            v.add_argument("id")
+        v.add_argument("statement", help="revise: the new statement (the same one to change only dates)")
+        v.add_argument("--subject")
+        v.add_argument("--valid-from", metavar="DATE")
+        v.add_argument("--valid-to", metavar="DATE")
+        v.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
+        v.add_argument("--workspace", metavar="DIR")
+
+    nts = sub.add_parser("notes", help="write a note from a terminal")
+    nts.add_argument("action", choices=["add"])
+    nts.add_argument("body")
+    nts.add_argument("--kind", default="note")
+    nts.add_argument("--title")
+    nts.add_argument("--tag", action="append", dest="tags", metavar="TAG")
+    nts.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
+    nts.add_argument("--workspace", metavar="DIR")
 
     tasks = sub.add_parser("tasks", help="this space's tasks: list, file, update, show")
     tasks.add_argument("action", nargs="?", default="list", choices=["list", "file", "update", "show"])
@@ -63,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     tasks.add_argument("--note", help="update: why")
     tasks.add_argument("--all", action="store_true", help="list: done tasks too")
     tasks.add_argument("--workspace", metavar="DIR")
+    tasks.add_argument("--allow-secret", action="store_true", help="file: even if it looks like a credential")
 
     msgs = sub.add_parser("messages", help="messages to and from this space: list, read, send")
     msgs.add_argument("action", nargs="?", default="list", choices=["list", "read", "send"])
@@ -70,10 +95,25 @@ def _parser() -> argparse.ArgumentParser:
     msgs.add_argument("--reply-to", metavar="ID", help="send: the m_ id answered")
     msgs.add_argument("--wait", type=float, default=0, metavar="SECONDS", help="send: wait for the reply")
     msgs.add_argument("--workspace", metavar="DIR")
+    msgs.add_argument("--allow-secret", action="store_true", help="send: even if it looks like a credential")
 
     listen = sub.add_parser("listen", help="print new messages and inbox tasks as they arrive")
     listen.add_argument("--workspace", metavar="DIR")
     listen.add_argument("--no-desktop", action="store_true", help="print only; no desktop notification")
+
+    exp = sub.add_parser("export", help="the memory as JSON Lines (history included) on stdout or --output")
+    exp.add_argument("--space", help="only this space's rows")
+    exp.add_argument("--output", "-o", metavar="FILE")
+    imp = sub.add_parser("import", help="load a `lore export` file (all or nothing; ids kept when free)")
+    imp.add_argument("file", help="the export file, or - for stdin")
+    imd = sub.add_parser("import-markdown", help="markdown memory bank / CLAUDE.md -> notes, one per section")
+    imd.add_argument("path", metavar="DIR", help="a folder of .md files, or one file")
+    imd.add_argument("--workspace", metavar="DIR", help="whose space (default: the current directory's)")
+    imd.add_argument("--allow-secret", action="store_true", help="even sections that look like credentials")
+    prg = sub.add_parser("purge", help="erase an item and all its history for good (a pasted secret)")
+    prg.add_argument("id", help="f_N, n_N or m_N")
+    prg.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    prg.add_argument("--full", action="store_true", help="also rewrite the tables (VACUUM FULL)")
 
     reindex = sub.add_parser("reindex", help="embed every note that lacks a vector of the configured model")
     reindex.add_argument("--all", action="store_true", help="re-embed every note, not only missing ones")
@@ -83,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
         inst.add_argument("client", help="claude-code gemini codex cursor vscode opencode cline copilot")
         inst.add_argument("--project", action="store_true", help="this repository's files, not your user's")
         inst.add_argument("--dry-run", action="store_true", help="show the change; write nothing")
+        if verb == "install":
+            inst.add_argument("--server", metavar="URL", help="a `lore serve --sign-in` (token: $LORE_TOKEN)")
 
     hook = sub.add_parser("hook", help="agent hooks (stdin: the client's hook JSON)")
     hook.add_argument("event", choices=["session-start", "prompt"])
@@ -145,7 +187,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if command in ("install", "uninstall"):
         from lore.cli import install
 
-        return install.run(command, args.client, args.project, args.dry_run)
+        return install.run(command, args.client, args.project, args.dry_run, getattr(args, "server", None))
     if command in ("tasks", "messages", "listen"):
         from lore.cli import work
 
@@ -154,10 +196,35 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import reindex
 
         return reindex.run(everything=args.all)
+    if command == "facts" and args.action in ("add", "revise"):
+        from lore.cli import curate
+
+        first, second = (args.statement, None) if args.action == "add" else (args.id, args.statement)
+        return curate.fact(
+            args.action, first, second, subject=args.subject, valid_from=args.valid_from,
+            valid_to=args.valid_to, workspace=args.workspace, allow_secret=args.allow_secret,
+        )  # fmt: skip
+    if command == "notes":
+        from lore.cli import curate
+
+        return curate.note(
+            args.body, kind=args.kind, title=args.title, tags=args.tags, workspace=args.workspace,
+            allow_secret=args.allow_secret,
+        )  # fmt: skip
+    if command in ("export", "import", "import-markdown", "purge"):
+        from lore.cli import data
+
+        if command == "export":
+            return data.export(args.space, args.output)
+        if command == "import":
+            return data.load(args.file)
+        if command == "import-markdown":
+            return data.import_markdown(args.path, args.workspace, args.allow_secret)
+        return data.erase(args.id, args.yes, args.full)
     if command == "facts":
         from lore.cli import memory
 
-        return memory.facts(args.action, args.id, args.workspace)
+        return memory.facts(args.action, getattr(args, "id", None), args.workspace)
     raise AssertionError(command)
 
 

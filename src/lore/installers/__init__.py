@@ -44,6 +44,7 @@ class Scope:
     home: Path
     project: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    server: str | None = None  # `--server URL`: a `lore serve --sign-in` instead of the local lore
 
     @property
     def label(self) -> str:
@@ -57,6 +58,7 @@ class Installer:
     uninstall: Callable[[Scope, Edits], list[Change]]
     check: Callable[[Scope], list[Check]]  # [] when lore is not installed there
     notes: Callable[[Scope], list[str]] = lambda scope: []
+    hosted: bool = False  # supports `--server URL`
 
 
 def registry() -> dict[str, Installer]:
@@ -80,10 +82,12 @@ def get(name: str) -> Installer:
     return known[name]
 
 
-def scope(project: Path | None = None, env: Mapping[str, str] | None = None) -> Scope:
+def scope(
+    project: Path | None = None, env: Mapping[str, str] | None = None, server: str | None = None
+) -> Scope:
     env = dict(os.environ if env is None else env)
     home = Path(env.get("HOME") or Path.home())
-    return Scope(home, project, env)
+    return Scope(home, project, env, server.rstrip("/") if server else None)
 
 
 def doctor(cwd: Path, env: Mapping[str, str] | None = None) -> list[Check]:

@@ -6,6 +6,7 @@ marketplace users; use one or the other, not both, or memory arrives twice.)"""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from lore.installers import Change, Check, Edits, Installer, Scope, shared
@@ -41,23 +42,40 @@ def uninstall(where: Path | Scope, edits: Edits | None = None) -> list[Change]:
     return changes
 
 
+def _server_entry(scope: Scope, lore: str) -> tuple[dict[str, object], str]:
+    """Local: stdio `lore mcp`. Hosted (`--server`): HTTP with the token from $LORE_TOKEN (never
+    written into a file) and the launch directory as the workspace (Claude Code expands ${VAR})."""
+    if scope.server:
+        headers = {"Authorization": "Bearer ${LORE_TOKEN}", "X-Lore-Workspace": "${PWD}"}
+        return {"type": "http", "url": f"{scope.server}/mcp", "headers": headers}, f"{scope.server}/mcp"
+    return {"type": "stdio", "command": lore, "args": ["mcp"], "env": {}}, f"{lore} mcp"
+
+
 def _install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
     mcp_path, settings_path = paths(scope)
     config = edits.json(mcp_path)
-    entry = {"type": "stdio", "command": lore, "args": ["mcp"], "env": {}}
+    entry, target = _server_entry(scope, lore)
     action = shared.put_entry(shared.table(config, "mcpServers", mcp_path), SERVER, entry)
     if action != "unchanged":
         edits.write_json(mcp_path, config)
-    changes = [Change(mcp_path, action, f"MCP server {SERVER!r} → {lore} mcp")]
+    changes = [Change(mcp_path, action, f"MCP server {SERVER!r} → {target}")]
 
     settings = edits.json(settings_path)
-    hook = {"type": "command", "command": shared.hook_command(lore, NAME), "timeout": 5}
+    # Hosted: the hook fetches the text from the server (LORE_URL; LORE_TOKEN from the environment).
+    prefix = f"LORE_URL={shlex.quote(scope.server)} " if scope.server else ""
+    hook = {"type": "command", "command": prefix + shared.hook_command(lore, NAME), "timeout": 5}
     started = shared.put_hook_group(
         settings, "SessionStart", {"matcher": MATCHER, "hooks": [hook]}, NAME, settings_path
     )
     # What other agents sent (messages, inbox tasks) since the last prompt; usually prints nothing.
-    prompt = {"type": "command", "command": shared.hook_command(lore, NAME, "prompt"), "timeout": 5}
-    prompted = shared.put_hook_group(settings, "UserPromptSubmit", {"hooks": [prompt]}, NAME, settings_path)
+    # (Hosted mode has no per-prompt endpoint yet: no prompt hook there.)
+    if scope.server:
+        prompted = shared.drop_hook_group(settings, "UserPromptSubmit", NAME)
+    else:
+        prompt = {"type": "command", "command": shared.hook_command(lore, NAME, "prompt"), "timeout": 5}
+        prompted = shared.put_hook_group(
+            settings, "UserPromptSubmit", {"hooks": [prompt]}, NAME, settings_path
+        )
     if started or prompted:
         edits.write_json(settings_path, settings)
         changes.append(Change(settings_path, "updated", HOOK))
@@ -89,11 +107,17 @@ def check(scope: Scope) -> list[Check]:
     if server is None and not hooks:
         return []
     where = f"claude-code ({scope.label})"
-    out = [
-        shared.check_lore(
-            server.get("command") if isinstance(server, dict) else None, f"{where} MCP server in {mcp_path}"
-        )
-    ]
+    if isinstance(server, dict) and server.get("type") == "http":
+        out = [Check("OK", f"{where} MCP server in {mcp_path} → {server.get('url')} (hosted)")]
+        if not scope.env.get("LORE_TOKEN"):
+            out.append(Check("WARN", f"{where}: hosted, but LORE_TOKEN is not set here → export it"))
+    else:
+        out = [
+            shared.check_lore(
+                server.get("command") if isinstance(server, dict) else None,
+                f"{where} MCP server in {mcp_path}",
+            )
+        ]
     if not hooks:
         out.append(
             Check(
@@ -104,7 +128,8 @@ def check(scope: Scope) -> list[Check]:
         )
     for _, _, hook in hooks:
         out.append(shared.check_lore(shared.command_lore(hook.get("command")), f"{where} SessionStart hook"))
-    if hooks and not shared.our_hooks(Edits().json(settings_path), "UserPromptSubmit", NAME):
+    hosted = isinstance(server, dict) and server.get("type") == "http"
+    if hooks and not hosted and not shared.our_hooks(Edits().json(settings_path), "UserPromptSubmit", NAME):
         out.append(
             Check(
                 "WARN",
@@ -117,6 +142,11 @@ def check(scope: Scope) -> list[Check]:
 
 
 def notes(scope: Scope) -> list[str]:
+    if scope.server:
+        return [
+            "Hosted: export LORE_TOKEN (from `lore token create YOU` on the server) in the shell that "
+            "starts claude; the token is never written into a file. Push your spaces: `lore config push`."
+        ]
     if scope.project:
         return [
             "Claude Code asks once to approve a project's .mcp.json servers, and reads a project's "
@@ -125,4 +155,4 @@ def notes(scope: Scope) -> list[str]:
     return []
 
 
-INSTALLER = Installer(NAME, _install, _uninstall, check, notes)
+INSTALLER = Installer(NAME, _install, _uninstall, check, notes, hosted=True)

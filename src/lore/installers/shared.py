@@ -121,6 +121,8 @@ def command_lore(command: Any) -> str | None:
         words = shlex.split(command)
     except ValueError:
         return None
+    while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):  # `LORE_URL=... lore hook ...`
+        words = words[1:]
     return words[0] if words else None
 
 

@@ -34,7 +34,7 @@ from lore.config import Config, load_config
 from lore.db import connect as db
 from lore.errors import ConfigError, LoreError, Refused
 from lore.session import SessionContext, build
-from lore.workspace import WorkspaceSignal, choose_workspace
+from lore.workspace import WorkspaceSignal, choose_workspace, usable
 
 if TYPE_CHECKING:
     from lore.http.accounts import Accounts
@@ -165,9 +165,12 @@ class AppState:
         source = params.client_info.name if params is not None and params.client_info else "unknown"
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
-            if header:
+            # An unexpanded `${PWD}` or a relative path names nothing on this server: use roots.
+            if usable(header) and Path(_path(header)).is_absolute():
                 signal = WorkspaceSignal(Path(_path(header)), "header X-Lore-Workspace")
                 return build(signal, config, env, source)
+            if header:
+                log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
         # stdio serves one client per process; HTTP sessions are told apart by their session id.
         key = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
         key = prefix + key if key else ""
