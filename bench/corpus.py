@@ -1,12 +1,20 @@
 """Synthetic but realistic engineering notes (decisions, patterns, dev setup) for load benchmarks.
 
-Deterministic for a seed. Each note is 2-6 sentences (about 40-110 words) drawn from a vocabulary
-of services, tools, people and actions, so that keyword and vector search both have real work.
+Deterministic for a seed. A note's length is drawn log-uniformly between 100 and 2,000 characters
+(median ~450: most notes are a few sentences, some are long write-ups), filled with sentences drawn
+from a vocabulary of services, tools, people, actions, tickets, files and figures, so that keyword
+and vector search both have real work.
 """
 
 from __future__ import annotations
 
+import math
 import random
+
+VERSION = 2  # bump when the generated text changes (bench caches of embeddings are keyed by it)
+MIN_CHARS, MAX_CHARS = 100, 2000
+
+Note = tuple[str, str, str, list[str]]  # (kind, title, body, tags)
 
 SERVICES = [
     "billing-api",
@@ -117,12 +125,36 @@ FOLLOW = [
     "We measured it twice with {tool}.",
     "The old behaviour stays behind a flag for a month.",
 ]
+FILES = [
+    "settings.py",
+    "deploy.yaml",
+    "Makefile",
+    "schema.sql",
+    "retry.go",
+    "pool.ts",
+    "ci.yml",
+    "values.yaml",
+    "handler.py",
+    "README.md",
+    "docker-compose.yml",
+    "nginx.conf",
+]
+UNITS = ["ms", "s", "MB", "%", "req/s", "connections", "workers", "retries"]
 KINDS = ["decision", "pattern", "tech", "devenv", "progress", "note", "plan", "brief"]
 
 
 def _sentence(rng: random.Random) -> str:
-    shape = rng.randrange(4)
+    shape = rng.randrange(7)
     s, t, p = rng.choice(SERVICES), rng.choice(TOOLS), rng.choice(PEOPLE)
+    if shape == 4:
+        return f"See ticket {s.upper().split('-')[0]}-{rng.randint(100, 9999)} and {s}/{rng.choice(FILES)}."
+    if shape == 5:
+        a, b, version = rng.randint(2, 900), rng.randint(2, 900), f"{rng.randint(5, 8)}.{rng.randint(0, 20)}"
+        return (
+            f"{rng.choice(THINGS).capitalize()} went from {a} to {b} {rng.choice(UNITS)} after {t} {version}."
+        )
+    if shape == 6:
+        return f"{p} and {rng.choice(PEOPLE)} reviewed it; {rng.choice(REASONS)}."
     if shape == 0:
         return f"{p} {rng.choice(ACTIONS)} {rng.choice(THINGS)} in {s} {rng.choice(REASONS)}."
     if shape == 1:
@@ -132,9 +164,14 @@ def _sentence(rng: random.Random) -> str:
     return rng.choice(FOLLOW).format(person=p, tool=t, service=s)
 
 
-def note(rng: random.Random) -> tuple[str, str, str, list[str]]:
+def note(rng: random.Random) -> Note:
     """(kind, title, body, tags)."""
-    body = " ".join(_sentence(rng) for _ in range(rng.randint(2, 6)))
+    target = int(math.exp(rng.uniform(math.log(MIN_CHARS), math.log(MAX_CHARS))))
+    body = _sentence(rng)
+    while len(body) < target:
+        body += " " + _sentence(rng)
+    if len(body) > MAX_CHARS:
+        body = body[: body.rfind(" ", 0, MAX_CHARS - 1)].rstrip(",;") + "."
     service, tool = rng.choice(SERVICES), rng.choice(TOOLS)
     title = f"{service}: {rng.choice(THINGS)[4:]}"
     return rng.choice(KINDS), title, body, [service, tool.lower().replace(" ", "-")]

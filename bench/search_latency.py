@@ -1,16 +1,22 @@
 """search_notes latency at scale (SPEC §12: 100,000 notes, p50 <= 30 ms, p95 <= 80 ms, query
 embedding included), and write throughput.
 
-1. A fresh embedded PostgreSQL (a temporary LORE_DATA_DIR) and one space.
-2. Writes: `--mcp-writes` notes through `remember_note` in a real stdio MCP session (throughput of
-   the whole path), the rest through the same core function (`lore.notes.remember`) in bulk.
-3. Embedding: the default embedder, in `--procs` processes over disjoint rows (the same
-   `embed_batch` the worker and `lore reindex` use); its throughput is reported too.
+1. A fresh embedded PostgreSQL (a temporary LORE_DATA_DIR, lore's own settings) and one space.
+2. Notes: synthetic engineering notes of realistic length (bench/corpus.py, 100-2,000 characters),
+   with vectors of the default embedder computed once and cached (bench/vector_cache.py: the same
+   model and text as the worker). All but the last `--mcp-writes + --core-writes` notes are COPYed
+   in bulk with their vectors, and the search indexes (GIN, the model's HNSW) are built after the
+   load, as a bulk import would. Their creation times are reported.
+3. Writes at scale (into the loaded space, all indexes live): `--mcp-writes` notes through
+   `remember_note` in a real stdio MCP session, one call at a time, then `--core-writes` through
+   `lore.notes.remember` in one connection; then their cached vectors are stored the way the
+   worker stores them (one UPDATE per row, HNSW insert included). Embedding throughput of the model
+   itself (the worker's path, one thread) is measured on a sample.
 4. Queries: `--queries` distinct queries through `search_notes` in one real stdio MCP session
    (`lore mcp`, default embedder: each call embeds its query), after `--warmup` untimed ones;
-   wall-clock per call on the client side.
+   wall-clock per call on the client side. Then, in-process, where a call's time goes.
 
-The prepared database can be kept (`--keep DIR`) and reused (`--reuse DIR`) for reruns.
+`--keep DIR` keeps the prepared database, `--reuse DIR` measures it again without preparing.
 Rerun: .venv/bin/python bench/search_latency.py [--notes 100000] [--write]
 """
 
@@ -18,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
 import os
 import random
 import shutil
@@ -27,8 +32,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -36,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import corpus
+import vector_cache
 from report import machine, replace_section
 
 from lore.db import embedded, migrate
@@ -44,91 +52,136 @@ from lore.session import Origin
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## search_notes latency at 100,000 notes"
 SPACE = "bench"
+# Indexes on notes that a bulk load builds afterwards (the unique one stays: it guards the data).
+REBUILT = ("notes_tsv", "notes_current_by_space", "notes_unembedded")
 
 
-def _embed_shard(args: tuple[str, int, int, dict[str, str]]) -> tuple[int, float]:
-    url, shard, shards, env = args
-    from lore.embed_worker import embed_batch
-    from lore.embeddings.runner import Runner
+def _copy(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:
+    from pgvector.psycopg import register_vector
 
-    runner = Runner(env)
-    started, done = time.monotonic(), 0
-    with psycopg.connect(url) as conn:
-        last = 0
-        while True:
-            rows = conn.execute(
-                "SELECT version_id, title, tags, body FROM notes WHERE embedding IS NULL "
-                "AND version_id %% %s = %s AND version_id > %s ORDER BY version_id LIMIT 64",
-                (shards, shard, last),
-            ).fetchall()
-            conn.commit()
-            if not rows:
-                break
-            done += embed_batch(conn, runner, rows, replace=False)
-            last = rows[-1][0]
-    runner.close()
-    return done, time.monotonic() - started
+    register_vector(conn)
+    columns = "lineage, space, kind, title, body, tags, embedding, embedding_model, source, workspace"
+    types = ["int8", "text", "text", "text", "text", "text[]", "vector", "text", "text", "text"]
+    with conn.cursor() as cur, cur.copy(f"COPY notes ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+        copy.set_types(types)
+        for row in rows:
+            copy.write_row(row)
+    conn.commit()
 
 
 def prepare(url: str, workspace: Path, env: dict[str, str], args: argparse.Namespace) -> dict[str, float]:
     from lore import notes
+    from lore.embed_worker import _FILL
+    from lore.embeddings import to_pgvector
 
-    rng = random.Random(args.seed)
     figures: dict[str, float] = {}
-    # (a) through MCP: the whole write path, one tool call per note
-    mcp_notes = [corpus.note(rng) for _ in range(args.mcp_writes)]
-
-    async def mcp_writes() -> float:
-        from support.mcpclient import lore_session, ok
-
-        async with lore_session({**env, "LORE_EMBEDDER": "none"}, cwd=workspace) as s:
-            started = time.perf_counter()
-            for kind, title, body, tags in mcp_notes:
-                await ok(s, "remember_note", body=body, kind=kind, title=title, tags=tags)
-            return time.perf_counter() - started
-
-    took = asyncio.run(mcp_writes())
-    figures["mcp_writes_per_s"] = args.mcp_writes / took
-    # (b) the rest through the same core function, in one connection
-    origin = Origin(SPACE, "bench", str(workspace))
     started = time.perf_counter()
-    with psycopg.connect(url) as conn:
-        for _ in range(args.notes - args.mcp_writes):
-            kind, title, body, tags = corpus.note(rng)
-            notes.remember(conn, origin, body, kind=kind, title=title, tags=tags)
-    figures["core_writes_per_s"] = (args.notes - args.mcp_writes) / (time.perf_counter() - started)
-    # (c) embeddings for every note, like the worker / lore reindex, in parallel shards. The model's
-    # HNSW index is dropped meanwhile and rebuilt after (one bulk build beats 100,000 inserts).
+    all_notes = vector_cache.notes(args.notes, args.seed)
+    vectors, model, rate = vector_cache.vectors(args.notes, args.seed, env, args.procs)
+    if rate is not None:
+        figures["cache_fill_per_s"] = rate
+    print(f"notes and vectors ready in {time.perf_counter() - started:.0f} s", flush=True)
+    written = args.mcp_writes + args.core_writes
+    bulk = args.notes - written
+    origin = Origin(SPACE, "bench", str(workspace))
+
+    # (a) bulk load: COPY, then the indexes
     with psycopg.connect(url, autocommit=True) as conn:
         indexes = conn.execute(
-            "SELECT indexname, indexdef FROM pg_indexes "
-            "WHERE tablename = 'notes' AND indexdef LIKE '%%hnsw%%'"
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'notes' "
+            "AND (indexname = ANY(%s) OR indexdef LIKE '%%USING hnsw%%')",
+            (list(REBUILT),),
         ).fetchall()
         for name, _ in indexes:
             conn.execute(f'DROP INDEX "{name}"')
+    rows = [
+        (i + 1, SPACE, kind, title, body, tags, vectors[i], model, origin.source, origin.workspace)
+        for i, (kind, title, body, tags) in enumerate(all_notes[:bulk])
+    ]
     started = time.perf_counter()
-    shard_env = {**env, "LORE_EMBED_THREADS": "1"}
-    with multiprocessing.get_context("spawn").Pool(args.procs) as pool:
-        results = pool.map(_embed_shard, [(url, k, args.procs, shard_env) for k in range(args.procs)])
-    figures["embed_per_s"] = sum(n for n, _ in results) / (time.perf_counter() - started)
-    started = time.perf_counter()
+    with psycopg.connect(url) as conn:
+        _copy(conn, rows)
+        conn.execute("SELECT setval('note_lineage_seq', %s)", (bulk,))
+        conn.commit()
+    figures["copy_per_s"] = bulk / (time.perf_counter() - started)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SET maintenance_work_mem = '1GB'")
-        for _, definition in indexes:
+        for name, definition in indexes:
+            started = time.perf_counter()
             conn.execute(definition)
-        figures["index_s"] = time.perf_counter() - started
+            key = "hnsw_s" if "hnsw" in definition else "gin_s" if name == "notes_tsv" else "other_index_s"
+            figures[key] = figures.get(key, 0.0) + time.perf_counter() - started
+        conn.execute("VACUUM ANALYZE notes")
+    print(f"bulk load: {figures}", flush=True)
+
+    # (b) writes at scale through MCP (the whole path) and the core function
+    async def mcp_writes(batch: list[corpus.Note]) -> float:
+        from support.mcpclient import lore_session, ok
+
+        async with lore_session({**env, "LORE_EMBEDDER": "none"}, cwd=workspace, client="bench") as s:
+            await ok(s, "search_notes", query="warm up")
+            started = time.perf_counter()
+            for kind, title, body, tags in batch:
+                await ok(s, "remember_note", body=body, kind=kind, title=title, tags=tags)
+            return time.perf_counter() - started
+
+    took = asyncio.run(mcp_writes(all_notes[bulk : bulk + args.mcp_writes]))
+    figures["mcp_writes_per_s"] = args.mcp_writes / took
+    started = time.perf_counter()
+    with psycopg.connect(url) as conn:
+        for kind, title, body, tags in all_notes[bulk + args.mcp_writes :]:
+            notes.remember(conn, origin, body, kind=kind, title=title, tags=tags)
+    figures["core_writes_per_s"] = args.core_writes / (time.perf_counter() - started)
+    # (c) their vectors, stored like the worker stores them (lineage k is note k-1 of the corpus)
+    with psycopg.connect(url) as conn:
+        pending = conn.execute(
+            "SELECT version_id, lineage FROM notes WHERE embedding IS NULL ORDER BY lineage"
+        ).fetchall()
+        conn.commit()
+        assert len(pending) == written, (len(pending), written)
+        started = time.perf_counter()
+        for i in range(0, len(pending), 32):
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(
+                    _FILL.format(guard="embedding IS NULL"),
+                    [(to_pgvector(vectors[lineage - 1]), model, vid) for vid, lineage in pending[i : i + 32]],
+                )
+        figures["vector_store_per_s"] = written / (time.perf_counter() - started)
+    figures["embed_per_s"] = embed_rate(env, all_notes[: args.embed_sample])
+    with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE notes")
     return figures
 
 
-async def measure(env: dict[str, str], workspace: Path, args: argparse.Namespace) -> dict[str, object]:
+def embed_rate(env: dict[str, str], sample: list[corpus.Note]) -> float:
+    """The worker's embedding path (lore.embed_worker.note_text, batches of 32), one thread."""
+    from lore.embed_worker import BATCH
+    from lore.embeddings.runner import Runner
+
+    runner = Runner({**env, "LORE_EMBED_THREADS": "1"})
+    texts = vector_cache.texts_of(sample)
+    runner.batch(texts[:4], timeout=600)  # loads the model
+    started = time.perf_counter()
+    for i in range(0, len(texts), BATCH):
+        runner.batch(texts[i : i + BATCH], timeout=600)
+    took = time.perf_counter() - started
+    runner.close()
+    return len(texts) / took
+
+
+def _queries(args: argparse.Namespace) -> list[str]:
+    rng = random.Random(args.seed + 1)
+    return list(dict.fromkeys(corpus.query(rng) for _ in range(args.queries * 3 + args.warmup * 3)))
+
+
+async def measure(env: dict[str, str], workspace: Path, args: argparse.Namespace) -> dict[str, Any]:
     from support.mcpclient import lore_session, ok
 
-    rng = random.Random(args.seed + 1)
-    queries = list(dict.fromkeys(corpus.query(rng) for _ in range(args.queries * 3)))
+    queries = _queries(args)
     warm, timed = queries[: args.warmup], queries[args.warmup : args.warmup + args.queries]
     times, sizes, why = [], [], {"keyword": 0, "semantic": 0, "linked": 0}
-    async with lore_session(env, cwd=workspace) as s:
+    load = os.getloadavg()[0]
+    async with lore_session(env, cwd=workspace, client="bench") as s:
         for q in warm:
             await ok(s, "search_notes", query=q)
         for q in timed:
@@ -148,16 +201,61 @@ async def measure(env: dict[str, str], workspace: Path, args: argparse.Namespace
         "queries": len(times),
         "hits_mean": statistics.mean(sizes),
         "why": why,
+        "load": load,
     }
+
+
+def breakdown(url: str, env: dict[str, str], args: argparse.Namespace) -> dict[str, float]:
+    """p50 of each step of one search, in-process (the same functions the tool calls)."""
+    from lore import search
+    from lore.embeddings.runner import Runner
+
+    runner = Runner(env)
+    queries = _queries(args)[args.warmup : args.warmup + min(args.queries, 100)]
+    runner.query("warm up")
+    steps: dict[str, list[float]] = {}
+
+    def timed(name: str, fn: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        out = fn()
+        steps.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+        return out
+
+    floor = runner.min_similarity()
+    with psycopg.connect(url) as conn:
+        for q in queries:
+            vector = timed("query embedding", lambda q=q: runner.query(q))
+            forms = timed("parse", lambda q=q: search.parse(conn, q)[0])
+            timed(
+                "keyword candidates",
+                lambda f=forms: search.keyword_candidates(conn, [SPACE], f, model=runner.model),
+            )
+            timed(
+                "vector candidates",
+                lambda v=vector: search.vector_candidates(conn, [SPACE], v, model=runner.model),
+            )
+            conn.commit()
+            unbounded = "keyword, every match ranked (pool unbounded)"
+            if len(steps.get(unbounded, [])) < 30:  # slow: a sample is enough
+                timed(unbounded, lambda f=forms: search.keyword_candidates(
+                    conn, [SPACE], f, model=runner.model, pool=10**9))  # fmt: skip
+            timed("whole lore.search.search", lambda q=q, v=vector: search.search(
+                conn, [SPACE], q, session_space=SPACE, vector=v, model=runner.model,
+                min_similarity=floor))  # fmt: skip
+            conn.commit()
+    runner.close()
+    return {name: statistics.median(values) for name, values in steps.items()}
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--notes", type=int, default=100_000)
-    p.add_argument("--mcp-writes", type=int, default=2_000)
+    p.add_argument("--mcp-writes", type=int, default=1_000)
+    p.add_argument("--core-writes", type=int, default=2_000)
+    p.add_argument("--embed-sample", type=int, default=320, help="notes embedded to time the model")
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--warmup", type=int, default=20)
-    p.add_argument("--procs", type=int, default=2, help="embedding processes while preparing")
+    p.add_argument("--procs", type=int, default=2, help="embedding processes when the cache is filled")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--keep", metavar="DIR", help="keep the prepared data dir here")
     p.add_argument("--reuse", metavar="DIR", help="reuse a data dir kept by --keep (skips preparing)")
@@ -176,26 +274,31 @@ def main() -> int:
         "LORE_DATA_DIR": str(root / "data"),
         "LORE_CONFIG": str(config),
     }
-    if os.environ.get("LORE_EMBEDDER"):
-        env["LORE_EMBEDDER"] = os.environ["LORE_EMBEDDER"]
+    for name in ("LORE_EMBEDDER", "LORE_BENCH_CACHE"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
     url = embedded.start(env)
     try:
         with psycopg.connect(url) as conn:
             migrate.upgrade(conn)
             row = conn.execute("SELECT count(*) FROM notes").fetchone()
         figures: dict[str, float] = {}
-        if not args.reuse or not row or row[0] < args.notes:
+        if not row or row[0] == 0:
             figures = prepare(url, workspace, env, args)
             print(f"prepared: {figures}", flush=True)
+        elif not args.reuse:
+            raise SystemExit(f"{root} already holds notes: pass --reuse {root} to measure them again")
         with psycopg.connect(url) as conn:
             stats = conn.execute(
-                "SELECT count(*), count(embedding), max(embedding_model),"
-                " avg(array_length(regexp_split_to_array(body, '\\s+'), 1)) FROM notes"
+                "SELECT count(*), count(embedding), max(embedding_model), avg(length(body)),"
+                " percentile_cont(0.5) WITHIN GROUP (ORDER BY length(body)) FROM notes"
             ).fetchone()
         assert stats is not None
         result = asyncio.run(measure(env, workspace, args))
         print(result, flush=True)
-        report(args, figures, stats, result)
+        steps = breakdown(url, env, args)
+        print(steps, flush=True)
+        report(args, figures, stats, result, steps)
     finally:
         embedded.stop(env)
         if not args.keep and not args.reuse:
@@ -203,8 +306,11 @@ def main() -> int:
     return 0
 
 
-def report(args: argparse.Namespace, figures: dict[str, float], stats: tuple, result: dict) -> None:
-    total, with_vectors, model, words = stats
+def report(
+    args: argparse.Namespace, figures: dict[str, float], stats: tuple[Any, ...], result: dict[str, Any],
+    steps: dict[str, float],
+) -> None:  # fmt: skip
+    total, with_vectors, model, mean_chars, median_chars = stats
     p50, p95 = result["p50"], result["p95"]
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()  # fmt: skip
@@ -214,41 +320,76 @@ def report(args: argparse.Namespace, figures: dict[str, float], stats: tuple, re
         "What an agent waits for on `search_notes` when one space holds 100,000 notes: a real stdio MCP",
         "client session against `lore mcp` with the default embedder, each call embedding its query, then",
         "keyword (GIN) and vector (HNSW) candidates, fusion, threshold, feedback and 1-hop expansion.",
-        f"Notes are synthetic engineering notes (`bench/corpus.py`, {words:.0f} words on average).",
+        f"Notes: synthetic engineering notes (`bench/corpus.py`), {median_chars:.0f} characters median,",
+        f"{mean_chars:.0f} mean (100-2,000), title and two tags each. Its vocabulary is small (a few hundred",
+        "words: a query word typically occurs in 15-70 % of the notes), the worst case for the keyword side.",
         "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        f"- Machine: {machine()}",
+        f"- Machine: {machine()}; load average when the queries started: {result['load']:.1f}",
         f"- lore commit: {commit} (with uncommitted changes)" if commit else "- lore commit: unknown",
-        f"- Notes: {total:,} in one space, {with_vectors:,} with vectors ({model})",
-        f"- Queries: {result['queries']} distinct, after {args.warmup} untimed; "
-        f"{result['hits_mean']:.1f} results per query on average (threshold applied); why: {result['why']}",
+        f"- Notes: {total:,} in one space, {with_vectors:,} with vectors ({model}); embedded PostgreSQL",
+        "  with lore's own settings (shared_buffers 128 MB)",
+        f"- Queries: {result['queries']} distinct (`corpus.query`), after {args.warmup} untimed; "
+        f"{result['hits_mean']:.1f} results per query on average (limit 5, threshold applied);",
+        f"  why: {result['why']}",
+        f"- Command: `.venv/bin/python bench/search_latency.py --notes {args.notes} --write`",
         "",
         "| search_notes through MCP (client wall clock) | p50 ms | p95 ms | p99 ms | max ms |",
         "|---|---:|---:|---:|---:|",
         f"| {total:,} notes | {p50:.1f} | {p95:.1f} | {result['p99']:.1f} | {result['max']:.1f} |",
         "",
+        "Where the time goes (in-process, p50 of each step over the same queries; the unbounded keyword",
+        "row over 30 of them, for comparison). `search_notes` runs the keyword half in PostgreSQL while",
+        "it embeds the query, so a call costs less than the sum; the MCP round trip, JSON and validation",
+        "make the rest:",
+        "",
+        "| step | p50 ms |",
+        "|---|---:|",
+        *(f"| {name} | {ms:.1f} |" for name, ms in steps.items()),
+        "",
     ]
     if figures:
         lines += [
-            "| writes and embedding (preparing the space) | per second |",
+            "| writes and embedding | per second |",
             "|---|---:|",
-            f"| `remember_note` through MCP, one call at a time ({args.mcp_writes:,} notes) | "
-            f"{figures['mcp_writes_per_s']:,.0f} |",
-            f"| `lore.notes.remember` in one connection (the rest) | {figures['core_writes_per_s']:,.0f} |",
-            f"| embedding ({model}, {args.procs} processes x 1 thread, like the worker) | "
-            f"{figures['embed_per_s']:,.0f} |",
+            f"| `remember_note` through MCP, one call at a time, into the loaded space "
+            f"({args.mcp_writes:,}) | {figures['mcp_writes_per_s']:,.0f} |",
+            f"| `lore.notes.remember` in one connection ({args.core_writes:,}) | "
+            f"{figures['core_writes_per_s']:,.0f} |",
+            f"| storing their vectors like the worker (UPDATE, HNSW insert) | "
+            f"{figures['vector_store_per_s']:,.0f} |",
+            f"| embedding with {model}, the worker's path, 1 thread ({args.embed_sample} notes) | "
+            f"{figures['embed_per_s']:,.1f} |",
+            f"| bulk load: COPY with vectors, indexes dropped "
+            f"({args.notes - args.mcp_writes - args.core_writes:,}) | {figures['copy_per_s']:,.0f} |",
             "",
-            f"HNSW indexes rebuilt in bulk after embedding: {figures['index_s']:.0f} s.",
-            "",
+            f"Index builds after the bulk load: GIN (full text) {figures.get('gin_s', 0):.0f} s, "
+            f"HNSW ({model}) {figures.get('hnsw_s', 0):.0f} s.",
         ]
+        if "cache_fill_per_s" in figures:
+            lines.append(
+                f"Vectors were computed for this run at {figures['cache_fill_per_s']:.0f} notes/s "
+                f"({args.procs} processes); later runs read them from the cache."
+            )
+        lines.append("")
     lines += [
+        "What changed after the first measurement (p50 34.1 ms at 3,000 notes, growing with the space):",
+        "",
+        "- Keyword candidates are bounded: at most 600 rows per search (every-word matches first, then",
+        "  any-word ones) are ranked by ts_rank. Ranking every row that holds any query word took 220 to",
+        "  1,250 ms per query at 100,000 notes (the unbounded row above). LoCoMo R@5 is unchanged (a pool",
+        "  of 400 would lose 0.03 on turns; see the LoCoMo section and docs/decisions.md).",
+        "- `search_notes` runs the keyword half while the query is embedded: at 10,000 notes p50 19.1 ->",
+        "  16.1 ms, p95 25.2 -> 19.6 ms.",
+        "- The vector side walks the model's partial HNSW index (`hnsw.ef_search` 100, iterative scans",
+        "  so that space/kind/tag filters still yield 50 rows): top-50 recall against an exact scan 0.98",
+        "  at 10,000 notes.",
+        "",
         "| target (SPEC §12) | measured | result |",
         "|---|---|---|",
         f"| p50 <= 30 ms | {p50:.1f} ms | **{'PASS' if p50 <= 30 else 'FAIL'}** |",
         f"| p95 <= 80 ms | {p95:.1f} ms | **{'PASS' if p95 <= 80 else 'FAIL'}** |",
         "",
-        f"Rerun: `.venv/bin/python bench/search_latency.py --notes {args.notes} --write` "
-        "(`--keep DIR` / `--reuse DIR` skip re-embedding on reruns).",
     ]
     text = "\n".join(lines)
     print(text)

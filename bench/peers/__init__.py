@@ -2,7 +2,9 @@
 the same questions: the reference MCP memory server (npm) and basic-memory (PyPI).
 
 Both install into a cache dir on first use (`$LORE_BENCH_CACHE`, default ~/.cache/lore-bench), only
-here, never for `make test`. A peer that cannot install or run says why; its row is then missing.
+here, never for `make test`. A peer that cannot install or run says why; its rows are then missing.
+Results are kept per space (one space = one conversation and view), so that a peer run on a subset
+of the conversations is compared with lore on the same subset.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 SERVER_MEMORY = "@modelcontextprotocol/server-memory@2026.8.31"
 BASIC_MEMORY = "basic-memory==0.24.1"
+SERVER_MEMORY_NAME = "server-memory (npm)"
+BASIC_MEMORY_NAME = "basic-memory (PyPI)"
 
 
 def cache_dir() -> Path:
@@ -33,8 +37,10 @@ def _server_memory_js() -> Path:
         npm = shutil.which("npm")
         if npm is None:
             raise RuntimeError("npm is not installed")
-        subprocess.run([npm, "install", "--prefix", str(prefix), SERVER_MEMORY, "--no-audit", "--no-fund"],
-                       check=True, capture_output=True, timeout=600)  # fmt: skip
+        command = [npm, "install", "--prefix", str(prefix), SERVER_MEMORY, "--no-audit", "--no-fund"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"npm install {SERVER_MEMORY} failed: {done.stderr.strip().splitlines()[-3:]}")
     return js
 
 
@@ -68,91 +74,89 @@ def _basic_memory_bin() -> Path:
     return exe
 
 
-def _text(result: Any) -> str:
-    return "\n".join(getattr(block, "text", "") for block in result.content)
-
-
 async def _session(command: str, args: list[str], env: dict[str, str],
                    body: Callable[[Any], Awaitable[None]]) -> None:  # fmt: skip
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=command, args=args, env=env)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        await body(session)
+    with open(os.devnull, "w") as quiet:  # both peers print banners and logs on stderr
+        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await body(session)
 
 
-def run_peers(spaces: list[Any], root: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+def _text(result: Any) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)[:300]
+
+
+def server_memory(spaces: Sequence[Any], root: Path, scores: Callable[[], Any]) -> dict[str, Any]:
+    """One entity per memory (create_entities, 200 per call); each question through search_nodes."""
     import anyio
-    from locomo import Scores
 
-    results: dict[str, dict[str, Any]] = {}
-    notes: dict[str, str] = {}
-    base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root)}
+    js = _server_memory_js()
+    node = shutil.which("node") or "node"
+    out: dict[str, Any] = {}
+    for space in spaces:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root),
+               "MEMORY_FILE_PATH": str(root / f"server-memory-{space.name}.jsonl")}  # fmt: skip
+        result = out[space.name] = scores()
 
-    # --- the reference MCP memory server: a JSON-lines knowledge graph, substring search ---
-    name = "server-memory (npm)"
-    try:
-        js = _server_memory_js()
-        node = shutil.which("node") or "node"
-        scores: dict[str, Any] = {}
-        for space in spaces:
-            env = {**base_env, "MEMORY_FILE_PATH": str(root / f"server-memory-{space.name}.jsonl")}
+        async def go(s: Any, space: Any = space, result: Any = result) -> None:
+            for i in range(0, len(space.memories), 200):
+                entities = [{"name": mid, "entityType": "memory", "observations": [text]}
+                            for mid, text in space.memories[i : i + 200]]  # fmt: skip
+                done = await s.call_tool("create_entities", {"entities": entities})
+                if done.is_error:
+                    raise RuntimeError(f"create_entities failed: {_text(done)}")
+            for q in space.questions:
+                started = time.perf_counter()
+                found = await s.call_tool("search_nodes", {"query": q.text})
+                ms = (time.perf_counter() - started) * 1000
+                data = found.structured_content or {}
+                names = [e["name"] for e in data.get("entities", [])] if isinstance(data, dict) else []
+                result.add(names, q.gold, ms)
 
-            async def go(s: Any, space: Any = space) -> None:
-                for i in range(0, len(space.memories), 200):
-                    chunk = space.memories[i : i + 200]
-                    entities = [
-                        {"name": mid, "entityType": "memory", "observations": [text]} for mid, text in chunk
-                    ]
-                    await s.call_tool("create_entities", {"entities": entities})
-                for q in space.questions:
-                    t = time.perf_counter()
-                    result = await s.call_tool("search_nodes", {"query": q.text})
-                    ms = (time.perf_counter() - t) * 1000
-                    data = result.structured_content or {}
-                    names = [e["name"] for e in data.get("entities", [])] if isinstance(data, dict) else []
-                    scores.setdefault(space.view, Scores()).add(names, q.gold, ms)
+        anyio.run(_session, node, [str(js)], env, go)
+    return out
 
-            anyio.run(_session, node, [str(js)], env, go)
-        results[name] = scores
-        notes[name] = (f"{SERVER_MEMORY} stores one entity per memory (create_entities) and answers "
-                       "search_nodes by case-insensitive substring match of the whole query, so full "
-                       "questions rarely match anything; results come back unranked.")  # fmt: skip
-    except Exception as exc:  # a peer that cannot run is reported, not fatal
-        notes[name] = f"could not run: {exc!r}"
 
-    # --- basic-memory: markdown notes with SQLite FTS (+ optional vectors) ---
-    name = "basic-memory (PyPI)"
-    try:
-        exe = _basic_memory_bin()
-        scores = {}
-        for space in spaces:
-            home = root / f"bm-{space.name}"
-            home.mkdir(parents=True, exist_ok=True)
-            env = {**base_env, "HOME": str(home), "BASIC_MEMORY_HOME": str(home / "notes"),
-                   "BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED": "false"}  # fmt: skip
-            ids: dict[str, str] = {}
+def basic_memory(spaces: Sequence[Any], root: Path, scores: Callable[[], Any]) -> dict[str, Any]:
+    """One project per space, one note per memory (write_note), each question through search_notes
+    (JSON output, 10 results). Semantic search stays off: it needs fastembed to download a model."""
+    import anyio
 
-            async def go(s: Any, space: Any = space, ids: dict[str, str] = ids) -> None:
-                for mid, text in space.memories:
-                    title = f"m {mid.replace(':', '-')}"
-                    await s.call_tool("write_note", {"title": title, "content": text, "directory": "mem"})
-                    ids[title.lower()] = mid
-                for q in space.questions:
-                    t = time.perf_counter()
-                    result = await s.call_tool("search_notes", {"query": q.text, "page_size": 10})
-                    ms = (time.perf_counter() - t) * 1000
-                    found = [ids.get(str(r.get("title", "")).lower(), "") for r in _bm_results(result)]
-                    scores.setdefault(space.view, Scores()).add(found, q.gold, ms)
+    exe = _basic_memory_bin()
+    out: dict[str, Any] = {}
+    for space in spaces:
+        home = root / f"bm-{space.name}"
+        home.mkdir(parents=True, exist_ok=True)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+               "BASIC_MEMORY_HOME": str(home / "notes"), "BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED": "false",
+               "NO_COLOR": "1"}  # fmt: skip
+        result = out[space.name] = scores()
+        ids: dict[str, str] = {}
 
-            anyio.run(_session, str(exe), ["mcp"], env, go)
-        results[name] = scores
-        notes[name] = f"{BASIC_MEMORY}, one note per memory (write_note), search_notes with the question."
-    except Exception as exc:
-        notes[name] = f"could not run: {exc!r}"
-    return results, notes
+        async def go(s: Any, space: Any = space, result: Any = result, ids: dict[str, str] = ids) -> None:
+            for mid, text in space.memories:
+                title = f"m {mid.replace(':', '-')}"
+                done = await s.call_tool("write_note", {"title": title, "content": text, "directory": "mem"})
+                if done.is_error:
+                    raise RuntimeError(f"write_note failed: {_text(done)}")
+                ids[title.lower()] = mid
+            for q in space.questions:
+                started = time.perf_counter()
+                found = await s.call_tool(
+                    "search_notes", {"query": q.text, "page_size": 10, "output_format": "json"}
+                )
+                ms = (time.perf_counter() - started) * 1000
+                if found.is_error:
+                    raise RuntimeError(f"search_notes failed: {_text(found)}")
+                ranked = [ids.get(str(r.get("title", "")).lower(), "") for r in _bm_results(found)]
+                result.add(ranked, q.gold, ms)
+
+        anyio.run(_session, str(exe), ["mcp"], env, go)
+    return out
 
 
 def _bm_results(result: Any) -> list[dict[str, Any]]:

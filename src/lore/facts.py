@@ -14,6 +14,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
+from lore import secrets
 from lore.errors import Conflict, InvalidInput, NotFound, Refused
 from lore.session import Origin
 from lore.timeline import When
@@ -53,7 +54,9 @@ def remember(
     subject: str | None = None,
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
+    allow_secret: bool = False,
 ) -> Fact:
+    secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     _check_interval(valid_from, valid_to)
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(
@@ -78,8 +81,10 @@ def revise(
     subject: str | None = None,
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
+    allow_secret: bool = False,
 ) -> tuple[Fact, Fact]:
     """Close the current version of `lineage` and write the next; returns (old, new)."""
+    secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
         old = _lock_current(conn, origin, readable, lineage, "Revise it")
         new_from = valid_from or old.valid_from
@@ -115,6 +120,7 @@ def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Fact:
     """Close belief in the current version and record who forgot it and why. The row stays."""
+    secrets.refuse(("reason", reason), what="reason")
     with conn.transaction():
         old = _lock_current(conn, origin, readable, lineage, "Forget it")
         conn.execute(

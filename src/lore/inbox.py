@@ -32,11 +32,17 @@ def task_id(lineage: int) -> str:
     return f"n_{lineage}"
 
 
+def _short(value: object) -> str:
+    """An argument as an error shows it: never more than 40 characters of it."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
 def parse_message_id(value: object, field: str = "reply_to") -> int:
     match = _MESSAGE_ID.match(value.strip()) if isinstance(value, str) else None
     if match is None:
         raise InvalidInput(
-            f"{field} must be a message id like m_12, got {value!r}.",
+            f"{field} must be a message id like m_12, got {_short(value)}.",
             "Use an id shown by read_messages (or returned by send_message).",
         )
     return int(match["num"])
@@ -46,7 +52,7 @@ def parse_task_id(value: object) -> int:
     match = _TASK_ID.match(value.strip()) if isinstance(value, str) else None
     if match is None:
         raise InvalidInput(
-            f"id must be a task id like n_12, got {value!r}.",
+            f"id must be a task id like n_12, got {_short(value)}.",
             "Use an id from file_task or read_messages' task list.",
         )
     return int(match["num"])
@@ -55,7 +61,7 @@ def parse_task_id(value: object) -> int:
 def parse_status(value: object) -> str:
     if not isinstance(value, str) or value.strip().lower() not in STATUSES:
         raise InvalidInput(
-            f"status must be one of {', '.join(STATUSES)}; got {value!r}.", "Pick one of those."
+            f"status must be one of {', '.join(STATUSES)}; got {_short(value)}.", "Pick one of those."
         )
     return value.strip().lower()
 
@@ -65,7 +71,7 @@ def wait_seconds(value: object) -> float:
         return 0.0
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_WAIT_SECONDS:
         raise InvalidInput(
-            f"wait_seconds must be a number from 0 to {MAX_WAIT_SECONDS}, got {value!r}.",
+            f"wait_seconds must be a number from 0 to {MAX_WAIT_SECONDS}, got {_short(value)}.",
             "Wait at most a minute; read_messages shows a later reply.",
         )
     return float(value)

@@ -16,6 +16,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
+from lore import secrets
 from lore.config import Config
 from lore.errors import InvalidInput, NotFound
 from lore.inbox import check_target
@@ -62,9 +63,11 @@ def send(
     *,
     reply_to: int | None = None,
     session: str | None = None,
+    allow_secret: bool = False,
 ) -> Message:
     """Send `body` to space `to`. Allowed into the sender's own space, into a space whose
     `accepts_from` lists the sender, and as a reply to a message that space sent here."""
+    secrets.refuse(("body", body), what="message", allow=allow_secret)
     with conn.transaction():
         if reply_to is None:
             check_target(config, origin.space, to)

@@ -14,6 +14,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
+from lore import secrets
 from lore.errors import NotFound, Refused
 from lore.session import Origin
 
@@ -50,7 +51,9 @@ def remember(
     kind: str = "note",
     title: str | None = None,
     tags: Sequence[str] = (),
+    allow_secret: bool = False,
 ) -> Note:
+    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
     with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
         cur.execute(
             f"""INSERT INTO notes (lineage, space, kind, title, body, tags, source, workspace)
@@ -76,9 +79,100 @@ def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
     return row
 
 
+def revise(
+    conn: psycopg.Connection,
+    origin: Origin,
+    readable: Sequence[str],
+    lineage: int,
+    *,
+    body: str,
+    kind: str,
+    title: str | None,
+    tags: Sequence[str],
+    allow_secret: bool = False,
+) -> tuple[Note, Note]:
+    """Close the current version of `lineage` and write the next (same lineage: edges and the task
+    state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
+    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
+    with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
+        old = _lock_current(conn, origin, readable, lineage, "Edit it")
+        stamp = conn.execute(
+            "SELECT greatest(clock_timestamp(), %s::timestamptz)", (old.recorded_at,)
+        ).fetchone()
+        assert stamp is not None
+        conn.execute("UPDATE notes SET superseded_at = %s WHERE version_id = %s", (stamp[0], old.version_id))
+        cur.execute(
+            f"""INSERT INTO notes (lineage, space, kind, title, body, tags, recorded_at, source, workspace)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
+            (lineage, old.space, kind, title, body, list(tags), stamp[0], origin.source, origin.workspace),
+        )
+        new = cur.fetchone()
+    assert new is not None
+    return old, new
+
+
+def recent(
+    conn: psycopg.Connection, spaces: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 50
+) -> list[Note]:
+    """Current notes of `spaces`, newest first (the web UI's list before any search)."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"""SELECT {_COLUMNS} FROM notes
+                WHERE space = ANY(%s) AND superseded_at IS NULL AND (%s::text[] IS NULL OR kind = ANY(%s))
+                ORDER BY recorded_at DESC, lineage DESC LIMIT %s""",
+            (list(spaces), list(kinds) if kinds else None, list(kinds) if kinds else None, limit),
+        )
+        return cur.fetchall()
+
+
+def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]) -> dict[int, Note]:
+    """The current versions of several notes that `spaces` can read, by lineage."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM notes "
+            "WHERE lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)",
+            (list(lineages), list(spaces)),
+        )
+        return {n.lineage: n for n in cur.fetchall()}
+
+
+def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Note]:
+    """Every version of one note, oldest first (empty when not visible from `spaces`)."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND space = ANY(%s) "
+            "ORDER BY recorded_at, version_id",
+            (lineage, list(spaces)),
+        )
+        return cur.fetchall()
+
+
+def _lock_current(
+    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, action: str
+) -> Note:
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
+            "FOR UPDATE",
+            (lineage, list(readable)),
+        )
+        old = cur.fetchone()
+    if old is None:
+        raise NotFound(
+            f"No note n_{lineage} in this session's spaces.", "Call search_notes to find note ids."
+        )
+    if old.space != origin.space:
+        raise Refused(
+            f"n_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
+            f"{action} from a workspace of {old.space!r}.",
+        )
+    return old
+
+
 def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Note:
+    secrets.refuse(("reason", reason), what="reason")
     with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
         cur.execute(
             f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from lore import graph
+from lore import graph, secrets
 from lore.embeddings import to_pgvector
 from lore.errors import NotFound
 from lore.session import Origin
 
 DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
+KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
 KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
 RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
 REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
@@ -173,22 +174,90 @@ def snippet_of(body: str, words: int = SNIPPET_WORDS) -> str:
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
+@dataclass(frozen=True)
+class Terms:
+    """A query's words as tsqueries (PostgreSQL's text form), made from websearch_to_tsquery.
+
+    every: all the words, any: at least one of them (negated words excluded from both), both
+    with phrases loosened to AND, which the GIN index answers without reading rows. rank: the
+    words OR-ed with phrases intact: what ts_rank scores and a keyword match must satisfy.
+    """
+
+    every: str
+    any: str
+    rank: str
+
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
+_PHRASE = re.compile(r"<(?:-|\d+)>")
+
+
+def terms(tsquery: str) -> Terms | None:
+    """The forms of websearch_to_tsquery's output; None when it holds no words (only stopwords).
+
+    Top-level operands (split at `&` and `|` outside parentheses) are the query's words or
+    phrases (websearch's `or` only widens `any`); negated ones (`-x`, shown as `!x`) exclude rows
+    from the candidate forms."""
+    tokens = _TOKEN.findall(tsquery)
+    if not tokens:
+        return None
+    units: list[list[str]] = [[]]
+    depth = 0
+    for tok in tokens:
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+        if depth == 0 and tok in ("&", "|"):
+            units.append([])
+        else:
+            units[-1].append(tok)
+    positive = [" ".join(u) for u in units if u and u[0] != "!"]
+    negative = [" ".join(u) for u in units if u and u[0] == "!"]
+    if not positive:
+        return None
+
+    def loose(text: str) -> str:
+        return _PHRASE.sub("&", text)
+
+    neg = "".join(f" & {n}" for n in negative)
+    return Terms(
+        every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
+        any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
+        rank=" | ".join(f"( {u} )" for u in positive),
+    )
+
+
 # --- SQL ----------------------------------------------------------------------------------------
 
-# The query's words OR-ed (websearch syntax still works for quotes and -), ranked by ts_rank.
-_TSQUERY = """SELECT CASE WHEN numnode(w) = 0 THEN w ELSE replace(w::text, ' & ', ' | ')::tsquery END AS query
-              FROM websearch_to_tsquery('english', %(query)s) AS w"""
+_PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
+                   tsvector_to_array(to_tsvector('english', %(query)s))"""
 
+# Keyword candidates, bounded whatever the space's size: the GIN index finds up to KEYWORD_POOL
+# rows holding every word, then (when those are fewer) rows holding any word, each list in table
+# order and never ranked as a whole; only that pool is read and ranked by ts_rank. A space where
+# fewer than KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
+# specific words) ranks all its matches, exactly. The tsqueries are literals: each search is planned
+# for its own words (a common word is scanned, a rare one looked up), never from a cached plan.
 _KEYWORD = sql.SQL("""
-WITH q AS ({tsquery})
-SELECT n.lineage, ts_rank(n.tsv, q.query) AS score, coalesce(n.embedding_model = {model}, false)
-FROM notes n, q
-WHERE n.tsv @@ q.query AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL
-  AND (%(kinds)s::text[] IS NULL OR n.kind = ANY(%(kinds)s::text[]))
-  AND (%(tags)s::text[] IS NULL OR n.tags @> %(tags)s::text[])
-ORDER BY score DESC, n.lineage DESC
+WITH pool AS (
+  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
+   WHERE n.tsv @@ {every}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
+   LIMIT %(pool)s)
+  UNION ALL
+  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
+   WHERE n.tsv @@ {any}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
+   LIMIT %(pool)s)
+  LIMIT %(pool)s
+)
+SELECT lineage, ts_rank(tsv, {rank}::tsquery) AS score, coalesce(embedding_model = {model}, false)
+FROM (SELECT DISTINCT ON (lineage) * FROM pool) p
+{phrases}
+ORDER BY score DESC, lineage DESC
 LIMIT %(depth)s
 """)
+_KINDS = sql.SQL("AND n.kind = ANY(%(kinds)s::text[])")
+_TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
 
 # Expression and predicate match the model's partial HNSW index (migration 0002); model and
 # dimension are literals so that the planner can prove the predicate, whatever plan it caches.
@@ -203,13 +272,12 @@ LIMIT %(depth)s
 """)
 
 _SHOW = f"""
-WITH q AS ({_TSQUERY})
 SELECT n.lineage, n.kind, n.title,
        CASE WHEN n.lineage = ANY(%(matched)s) THEN
-            ts_headline('english', left(n.body, 4000), q.query,
+            ts_headline('english', left(n.body, 4000), %(rank)s::tsquery,
                         'MaxWords={SNIPPET_WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
             ELSE left(n.body, 600) END
-FROM notes n, q
+FROM notes n
 WHERE n.lineage = ANY(%(ids)s) AND n.superseded_at IS NULL
 """
 
@@ -220,17 +288,34 @@ WHERE space = %(space)s AND note = ANY(%(notes)s)
 """
 
 
-def lexemes(conn: psycopg.Connection, text: str) -> list[str]:
-    row = conn.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", (text,)).fetchone()
-    return list(row[0]) if row and row[0] else []
+def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]]:
+    """The query's keyword forms (None: only stopwords) and its lexemes (for feedback)."""
+    row = conn.execute(_PARSE, {"query": query}).fetchone()
+    assert row is not None
+    return terms(row[0] or ""), list(row[1] or [])
 
 
 def keyword_candidates(
-    conn: psycopg.Connection, spaces: Sequence[str], query: str, *, model: str | None,
+    conn: psycopg.Connection, spaces: Sequence[str], query: str | Terms | None, *, model: str | None,
     kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None, depth: int = DEPTH,
+    pool: int = KEYWORD_POOL,
 ) -> list[Candidate]:  # fmt: skip
-    params = _filters(spaces, kinds, tags, depth) | {"query": query}
-    statement = _KEYWORD.format(tsquery=sql.SQL(_TSQUERY), model=sql.Literal(model))
+    forms = parse(conn, query)[0] if isinstance(query, str) else query
+    if forms is None:
+        return []
+    params = _filters(spaces, kinds, tags, depth) | {"pool": max(pool, depth)}
+
+    def literal(text: str) -> sql.Literal:  # the statement also has placeholders: keep % literal
+        return sql.Literal(text.replace("%", "%%"))
+
+    statement = _KEYWORD.format(
+        every=literal(forms.every), any=literal(forms.any), rank=literal(forms.rank),
+        model=sql.Literal(model),
+        filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
+        # candidates match a loosened phrase; only then is the phrase itself checked
+        phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
+        if _PHRASE.search(forms.rank) else sql.SQL(""),
+    )  # fmt: skip
     rows = conn.execute(statement, params).fetchall()
     return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
 
@@ -271,6 +356,26 @@ def _filters(
             "tags": list(tags) if tags else None, "depth": depth}  # fmt: skip
 
 
+@dataclass(frozen=True)
+class KeywordPart:
+    """The half of a search that needs no query vector (the tool runs it while the query is embedded)."""
+
+    forms: Terms | None
+    words: list[str]  # the query's lexemes, for feedback
+    candidates: list[Candidate]
+
+
+def keyword_part(
+    conn: psycopg.Connection, spaces: Sequence[str], query: str, *, model: str | None,
+    kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None,
+) -> KeywordPart:  # fmt: skip
+    """`model`: the embedder's model (marks which matches have a vector to compare), or None."""
+    forms, words = parse(conn, query)
+    return KeywordPart(
+        forms, words, keyword_candidates(conn, spaces, forms, model=model, kinds=kinds, tags=tags)
+    )
+
+
 def search(
     conn: psycopg.Connection,
     spaces: Sequence[str],
@@ -284,24 +389,25 @@ def search(
     tags: Sequence[str] | None = None,
     limit: int = 5,
     expand: bool = True,
+    keyword: KeywordPart | None = None,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
-    embedding by `model`, or None (no embedder, or it is down): then keyword only."""
+    embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword`: the
+    same query's `keyword_part`, when the caller already ran it."""
     use_vector = vector is not None and model is not None
-    keyword = keyword_candidates(conn, spaces, query, model=model if use_vector else None,
-                                 kinds=kinds, tags=tags)  # fmt: skip
+    if keyword is None:
+        keyword = keyword_part(
+            conn, spaces, query, model=model if use_vector else None, kinds=kinds, tags=tags
+        )
+    forms, words = keyword.forms, keyword.words
     nearest = []
     if vector is not None and model is not None:
         nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
-    fused = fuse(keyword, nearest, min_similarity=min_similarity)
+    fused = fuse(keyword.candidates, nearest, min_similarity=min_similarity)
     kept = threshold(fused, min_similarity=min_similarity)
     if not kept:
         return []
-    drop = rejected(
-        rejections(conn, session_space, [r.lineage for r in kept], model),
-        lexemes(conn, query),
-        vector,
-    )
+    drop = rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
     top = [r for r in kept if r.lineage not in drop][:limit]
     if not top:
         return []
@@ -309,7 +415,7 @@ def search(
     if expand:
         neighbours = graph.neighbours(conn, [r.lineage for r in top], spaces)
         linked = pick_linked([r.lineage for r in top], neighbours, drop, limit=min(MAX_LINKED, limit))
-    return _show(conn, query, top, linked)
+    return _show(conn, forms, top, linked)
 
 
 def pick_linked(
@@ -328,11 +434,15 @@ def pick_linked(
 
 
 def _show(
-    conn: psycopg.Connection, query: str, top: Sequence[Scored], linked: Sequence[tuple[int, graph.Link]]
+    conn: psycopg.Connection,
+    forms: Terms | None,
+    top: Sequence[Scored],
+    linked: Sequence[tuple[int, graph.Link]],
 ) -> list[Hit]:
     ids = [r.lineage for r in top] + [lineage for lineage, _ in linked]
-    matched = [r.lineage for r in top if r.matched]
-    rows = conn.execute(_SHOW, {"query": query, "ids": ids, "matched": matched}).fetchall()
+    matched = [r.lineage for r in top if r.matched] if forms is not None else []
+    rank = forms.rank if forms is not None else None
+    rows = conn.execute(_SHOW, {"rank": rank, "ids": ids, "matched": matched}).fetchall()
     shown = {lineage: (kind, title, _clean(text)) for lineage, kind, title, text in rows}
     hits = []
     for r in top:
@@ -364,6 +474,7 @@ def mark_irrelevant(
     model: str | None,
 ) -> int:
     """Record that `note` does not answer `query` for searches from the session's space."""
+    secrets.refuse(("query", query), what="query")
     with conn.transaction():
         found = conn.execute(
             "SELECT 1 FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s)",

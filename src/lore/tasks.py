@@ -16,6 +16,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
+from lore import secrets
 from lore.errors import NotFound, Refused
 from lore.inbox import OPEN_STATUSES
 from lore.session import Origin
@@ -62,9 +63,18 @@ ORDER BY array_position(%(order)s::text[], coalesce(t.status, 'todo')), n.lineag
 """
 
 
-def file(conn: psycopg.Connection, origin: Origin, target: str, title: str | None, body: str) -> Task:
+def file(
+    conn: psycopg.Connection,
+    origin: Origin,
+    target: str,
+    title: str | None,
+    body: str,
+    *,
+    allow_secret: bool = False,
+) -> Task:
     """Write the task note into `target` and its state: `todo` at home, `inbox` elsewhere. The caller
     has checked that `target` accepts `origin.space` (inbox.check_target)."""
+    secrets.refuse(("title", title), ("body", body), what="task", allow=allow_secret)
     status = "todo" if target == origin.space else "inbox"
     with conn.transaction():
         row = conn.execute(
@@ -91,6 +101,7 @@ def update(
     note: str | None = None,
 ) -> tuple[str, Task]:
     """Set the status of a task of this session's space; returns (previous status, task)."""
+    secrets.refuse(("note", note), what="status note")
     with conn.transaction():
         current = _get(conn, readable, lineage, lock=True)
         if current.space != origin.space:

@@ -13,6 +13,7 @@ from lore.search import (
     pick_linked,
     rejected,
     snippet_of,
+    terms,
     threshold,
     why,
 )
@@ -91,3 +92,19 @@ def test_expansion_adds_each_neighbour_once_in_hit_order() -> None:
 def test_snippet_is_short() -> None:
     assert snippet_of("one two three", words=2) == "one two …"
     assert snippet_of("a  b\nc") == "a b c"
+
+
+def test_terms_split_words_phrases_and_negations() -> None:
+    t = terms("'image-res' <-> 'imag' <-> 'resiz' & 'use' & !'helm' & 'kubernet'")
+    assert t is not None
+    # candidates: phrases loosened to AND (the index answers them without reading rows), minus negations
+    assert t.every == "( 'image-res' & 'imag' & 'resiz' ) & ( 'use' ) & ( 'kubernet' ) & ! 'helm'"
+    assert t.any == "( ( 'image-res' & 'imag' & 'resiz' ) | ( 'use' ) | ( 'kubernet' ) ) & ! 'helm'"
+    # ranking: any word, phrases intact
+    assert t.rank == "( 'image-res' <-> 'imag' <-> 'resiz' ) | ( 'use' ) | ( 'kubernet' )"
+    either = terms("'deploy' & 'make' <2> 'ship' | ( 'helm' | 'argo''s' )")
+    assert (
+        either is not None
+        and either.every == "( 'deploy' ) & ( 'make' & 'ship' ) & ( ( 'helm' | 'argo''s' ) )"
+    )
+    assert terms("") is None and terms("!'friday'") is None  # only stopwords, or only exclusions

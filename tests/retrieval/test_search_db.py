@@ -165,3 +165,32 @@ def test_worker_embeds_soon_and_outlives_a_broken_embedder(db_url: str, conn: ps
     assert worker.embedded == 1
     row = conn.execute("SELECT embedding_model, vector_dims(embedding) FROM notes").fetchone()
     assert row == ("fake-64", 64)
+
+
+def test_keyword_pool_is_bounded_and_keeps_every_word_matches(conn: psycopg.Connection) -> None:
+    common = [
+        notes.remember(conn, ALPHA, f"deploy note number {i} about nothing else").lineage for i in range(30)
+    ]
+    best = [notes.remember(conn, ALPHA, f"deploy with the helm chart, take {i}").lineage for i in range(3)]
+    # a pool smaller than the matches: rows holding every word are taken first, then any word
+    small = search.keyword_candidates(conn, ["alpha"], "deploy helm chart", model=None, pool=10, depth=5)
+    assert {c.lineage for c in small[:3]} == set(best) and len(small) == 5
+    # a pool that holds every match ranks them all, exactly
+    everything = search.keyword_candidates(
+        conn, ["alpha"], "deploy helm chart", model=None, pool=1000, depth=50
+    )
+    assert {c.lineage for c in everything} == set(common) | set(best)
+    assert [c.lineage for c in everything[:3]] == sorted(best, reverse=True)
+    assert search.keyword_candidates(conn, ["alpha"], "the of and", model=None) == []  # stopwords only
+
+
+def test_kind_and_tag_filters_apply_to_both_lists(conn: psycopg.Connection, fake: Runner) -> None:
+    ops = notes.remember(conn, ALPHA, "Rotate the TLS certificates monthly", kind="devenv", tags=["ops"])
+    app = notes.remember(
+        conn, ALPHA, "TLS certificates are pinned in the app", kind="decision", tags=["mobile"]
+    )
+    embed_pending(conn, fake)
+    assert {h.id for h in find(conn, fake, "TLS certificates")} == {f"n_{ops.lineage}", f"n_{app.lineage}"}
+    assert [h.id for h in find(conn, fake, "TLS certificates", tags=["ops"])] == [f"n_{ops.lineage}"]
+    assert [h.id for h in find(conn, fake, "TLS certificates", kinds=["decision"])] == [f"n_{app.lineage}"]
+    assert find(conn, fake, "TLS certificates", tags=["ops"], kinds=["decision"]) == []

@@ -67,6 +67,13 @@ def http(
         ) from None
     mode = "sign-in" if sign_in else "local, no sign-in"
     logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
+    link = getattr(app.state, "sign_in_link", None)
+    if link:  # local mode: only whoever sees this terminal can open the UI (or has a token)
+        logging.getLogger("lore").info("web UI: open %s to sign in (works once)", link)
+    else:
+        logging.getLogger("lore").info(
+            "web UI: %s/ (sign in with a token from `lore token create USER`)", options.base_url
+        )
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level)
     finally:

@@ -57,7 +57,7 @@ def _tasks(conn: Any, config: Config, session: SessionContext, args: argparse.Na
         body = validate.body(rest[1] if len(rest) > 1 else rest[0])
         target = args.to or session.space
         inbox.check_target(config, session.space, target)
-        task = tasks.file(conn, session.origin, target, title, body)
+        task = tasks.file(conn, session.origin, target, title, body, allow_secret=args.allow_secret)
         print(f"Filed {task.id} ({task.status}) in space {task.space}.")
         return 0
     if args.action == "update":
@@ -122,7 +122,9 @@ def _send(url: str, config: Config, session: SessionContext, args: argparse.Name
 
     def send() -> messages.Message:
         with connect.connect(url) as conn:
-            return messages.send(conn, config, session.origin, target, body, reply_to=answered)
+            return messages.send(
+                conn, config, session.origin, target, body, reply_to=answered, allow_secret=args.allow_secret
+            )
 
     if not wait:
         sent = send()

@@ -10,8 +10,15 @@ from dataclasses import dataclass
 import psycopg
 
 from lore.db import embedded, migrate
-from lore.errors import DatabaseError
+from lore.errors import Conflict, DatabaseError
 from lore.redact import redact
+
+# Transactions PostgreSQL rolls back whole when two writers collide: safe to run again.
+ROLLED_BACK = (
+    psycopg.errors.TransactionRollback,
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+)
 
 
 @dataclass(frozen=True)
@@ -53,9 +60,15 @@ def connect(url: str, *, autocommit: bool = False, connect_timeout: int = 10) ->
 
 @contextmanager
 def translated() -> Iterator[None]:
-    """Turn a lost connection into a DatabaseError that says what to do."""
+    """Turn a lost connection into a DatabaseError that says what to do, and a transaction that
+    PostgreSQL rolled back (deadlock, serialization failure) into a Conflict: nothing was written."""
     try:
         yield
+    except ROLLED_BACK as exc:
+        raise Conflict(
+            "Another session's write collided with this one at the same moment; nothing was written.",
+            "Call again.",
+        ) from exc
     except psycopg.OperationalError as exc:
         raise DatabaseError(
             f"Lost the connection to PostgreSQL: {redact(str(exc)).strip().splitlines()[0]}",

@@ -93,9 +93,19 @@ def _read_postmaster(pgdata: Path) -> tuple[int, Path | None, str] | None:
         return None
     except PermissionError:
         pass  # alive, owned by another user
+    if _zombie(pid):  # killed, not yet reaped (an init that reaps late): as good as gone
+        return None
     socket_dir = Path(lines[4].strip()) if lines[4].strip() else None
     status = lines[7].strip() if len(lines) > 7 else ""
     return pid, socket_dir, status
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # no /proc (macOS), or gone
+    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
 
 
 def status(env: Mapping[str, str] | None = None) -> Status:

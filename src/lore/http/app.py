@@ -1,6 +1,7 @@
 """The one Starlette app of `lore serve`: the SDK's streamable HTTP MCP app at `/mcp` (with its
 bearer-token middleware in sign-in mode), the JSON API (`lore.http.api`), `/healthz` (the process
-answers) and `/readyz` (and the database does: what a load balancer should check)."""
+answers), `/readyz` (and the database does: what a load balancer should check) and the web UI
+(`lore.web`, at `/`)."""
 
 from __future__ import annotations
 
@@ -78,8 +79,13 @@ def build(state: AppState, options: Options) -> Starlette:
         return JSONResponse(body, status_code=200 if current else 503)
 
     api.register(server, state, sign_in=options.sign_in)
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         host=options.host,
         stateless_http=options.stateless,
         max_sessions=int(os.environ.get("LORE_MAX_SESSIONS", "10000")),
     )
+    # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
+    from lore.web.app import mount
+
+    app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
+    return app

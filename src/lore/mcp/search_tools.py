@@ -8,7 +8,9 @@ down or stuck turns a search into a keyword search, never into an error or a wai
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -66,6 +68,20 @@ async def query_vector(state: AppState, text: str) -> tuple[list[float] | None, 
     return vector, (runner.model if vector is not None else None)
 
 
+def _in_thread(fn: Callable[[], T]) -> Future[T]:
+    """Start fn on a daemon thread now; its result is awaited later."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(fn())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="lore-query-embed", daemon=True).start()
+    return future
+
+
 def _line(hit: search.Hit) -> str:
     title = f"{hit.title} — " if hit.title else ""
     why = f"linked: {hit.via}" if hit.via else hit.why
@@ -94,12 +110,21 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
             if not isinstance(limit, int) or not 1 <= limit <= 20:
                 raise ToolError("limit must be between 1 and 20.")
             session = await state.session(ctx)
-            vector, model = await query_vector(state, q)
-            floor = retrieval(state).runner.min_similarity()
+            runner = retrieval(state).runner
+            # The keyword half runs in PostgreSQL while this process embeds the query.
+            embedding = _in_thread(lambda: runner.query(q))
+            part = await state.run(
+                lambda c: search.keyword_part(
+                    c, session.readable, q, model=runner.model, kinds=ks, tags=labels
+                )
+            )
+            vector = await anyio.to_thread.run_sync(embedding.result)
+            model = runner.model if vector is not None else None
+            floor = runner.min_similarity()
             hits = await state.run(
                 lambda c: search.search(
                     c, session.readable, q, session_space=session.space, vector=vector, model=model,
-                    min_similarity=floor, kinds=ks, tags=labels, limit=limit,
+                    min_similarity=floor, kinds=ks, tags=labels, limit=limit, keyword=part,
                 )
             )  # fmt: skip
             if not hits:

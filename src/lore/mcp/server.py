@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -32,7 +35,8 @@ from pydantic import ValidationError
 from lore import __version__
 from lore.config import Config, load_config
 from lore.db import connect as db
-from lore.errors import ConfigError, LoreError, Refused
+from lore.errors import ConfigError, Conflict, LoreError, Refused
+from lore.redact import redact
 from lore.session import SessionContext, build
 from lore.workspace import WorkspaceSignal, choose_workspace, usable
 
@@ -140,10 +144,51 @@ class AppState:
 
     async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
         def call() -> T:
-            with db.translated(), self.pool().connection() as conn:
-                return fn(conn)
+            for attempt in range(3):
+                try:
+                    with db.translated(), self.connection() as conn:
+                        return fn(conn)
+                except Conflict as exc:
+                    # PostgreSQL rolled the whole transaction back (a deadlock between two sessions'
+                    # writes): nothing was written, so running it again is safe.
+                    if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
+                        raise
+                    time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+            raise AssertionError("unreachable")
 
         return await anyio.to_thread.run_sync(call)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection. When none comes in time (the database was killed, restarted or is
+        down), the pool is replaced by a fresh one (starting the embedded server again if it is
+        not running) and asked once more: a live session recovers by itself, without waiting out
+        the old pool's reconnection backoff. Only getting a connection is retried, never a call."""
+        pool = self.pool()
+        wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
+        try:
+            conn = pool.getconn(timeout=min(wait, 3.0))
+        except psycopg.OperationalError as exc:  # PoolTimeout included
+            stats = pool.get_stats()
+            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
+                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
+            else:
+                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
+                self._drop_pool(pool)
+                pool = self.pool()
+                conn = pool.getconn(timeout=wait)
+        try:
+            with conn:
+                yield conn
+        finally:
+            pool.putconn(conn)
+
+    def _drop_pool(self, pool: ConnectionPool) -> None:
+        with self._pool_lock:
+            if self._pool is pool:
+                self._pool = None
+        closing = threading.Thread(target=pool.close, kwargs={"timeout": 5}, name="lore-close", daemon=True)
+        closing.start()
 
     async def scope(self) -> tuple[Config, Mapping[str, str], str]:
         """(config, environment to resolve with, cache prefix) for the current request."""
@@ -245,6 +290,12 @@ class LoreServer(MCPServer[AppState]):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_explain(name, exc.__cause__)) from exc
             raise
+
+    async def run_stdio_async(self) -> None:
+        """stdio with every malformed request answered (lore.mcp.stdio_guard), never left hanging."""
+        from lore.mcp import stdio_guard
+
+        await stdio_guard.serve(self._lowlevel_server)
 
     async def list_tools(self) -> list[MCPTool]:
         from lore.mcp.schema import compact

@@ -1,0 +1,118 @@
+"""Data in and out: `lore export`, `lore import`, `lore import-markdown`, `lore purge`.
+
+Export and import work on the whole database (or one space with `--space`), not on the current
+directory's space: they move memory between databases. `import-markdown` writes into the current
+directory's (or `--workspace`'s) space, like every other write. `purge` finds an id in any space.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from lore import markdown, purge, transfer
+from lore.cli.curate import session_and_connection
+from lore.config import load_config
+from lore.db import connect, migrate
+from lore.errors import ConfigError, InvalidInput, Refused
+
+
+def _url() -> str:
+    try:
+        configured = load_config().database_url
+    except ConfigError:  # export/import/purge need no space: the database is enough
+        configured = None
+    return connect.target(configured).url
+
+
+def export(space: str | None, output: str | None) -> int:
+    with connect.connect(_url()) as conn:
+        migrate.upgrade(conn)
+        conn.commit()
+        lines = transfer.export(conn, space)
+        if output in (None, "-"):
+            for line in lines:
+                sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+            return 0
+        assert output is not None
+        target = Path(output)
+        partial = target.with_name(target.name + ".partial")
+        count = 0
+        with open(partial, "w", encoding="utf-8") as out:
+            for line in lines:
+                out.write(line + "\n")
+                count += 1
+            out.flush()
+            os.fsync(out.fileno())
+        partial.replace(target)  # never a half-written export under the real name
+        print(f"Exported {count - 2:,} rows to {target}.", file=sys.stderr)
+    return 0
+
+
+def load(file: str) -> int:
+    path = Path(file)
+    try:
+        handle = sys.stdin if file == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise InvalidInput(
+            f"Cannot read {path}: {exc.strerror}.", "Pass the file written by `lore export`."
+        ) from None
+    try:
+        with connect.connect(_url()) as conn:
+            migrate.upgrade(conn)
+            conn.commit()
+            report = transfer.load(conn, handle)
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text.", "Pass the file written by `lore export`.") from None
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+    print(f"Import done: {report.describe()}.")
+    return 0
+
+
+def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> int:
+    path = Path(target).expanduser()
+    files = markdown.files_in(path)
+    with session_and_connection(workspace) as (session, conn):
+        root = Path(session.signal.path)
+        found: list[markdown.Section] = []
+        for file in files:
+            try:
+                text = file.read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InvalidInput(f"Cannot read {file}: {exc}.", "Make it a readable UTF-8 file.") from None
+            found.extend(markdown.sections(text, markdown.file_key(file, root)))
+        outcome = markdown.apply(conn, session.origin, found, allow_secret=allow_secret)
+    print(f"Imported {len(files)} files into space {session.space}: {outcome.describe()}.")
+    for note_id in outcome.created + outcome.updated:
+        print(f"  {note_id}")
+    return 0
+
+
+def erase(item: str, yes: bool, full: bool) -> int:
+    purge.parse_id(item)
+    url = _url()
+    with connect.connect(url) as conn:
+        migrate.upgrade(conn)
+        conn.commit()
+        planned = purge.plan(conn, item)
+        conn.rollback()
+        if not yes:
+            if not sys.stdin.isatty():
+                raise Refused(
+                    f"lore purge erases {planned.describe()}; it cannot be undone.",
+                    f"Run `lore purge {planned.item} --yes` to confirm.",
+                )
+            answer = input(f"Erase {planned.describe()} for good? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing erased.")
+                return 1
+        done = purge.purge(conn, item, getpass.getuser())
+    with connect.connect(url, autocommit=True) as conn:
+        purge.vacuum(conn, item, full=full)
+    print(f"Erased {done.describe()}.")
+    return 0

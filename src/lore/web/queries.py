@@ -1,0 +1,112 @@
+"""Read-only overviews that only the UI needs: counts per space, the workspaces that wrote into a
+space, what was forgotten (and by whom, why). Everything else comes from the domain modules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import psycopg
+from psycopg.rows import class_row
+
+
+@dataclass(frozen=True)
+class Counts:
+    facts: int = 0
+    notes: int = 0
+    open_tasks: int = 0
+    inbox: int = 0
+    unread: int = 0
+
+
+@dataclass(frozen=True)
+class Seen:
+    space: str
+    workspace: str
+    last: datetime
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    item_kind: str  # fact | note
+    lineage: int
+    space: str
+    reason: str
+    source: str
+    workspace: str | None
+    at: datetime
+    text: str  # the last believed statement, or the note's title / start of its body
+
+    @property
+    def id(self) -> str:
+        return f"{'f' if self.item_kind == 'fact' else 'n'}_{self.lineage}"
+
+
+_COUNTS = """
+SELECT s.space,
+       (SELECT count(*) FROM facts f WHERE f.space = s.space AND f.superseded_at IS NULL
+          AND f.valid_from <= now() AND (f.valid_to IS NULL OR f.valid_to > now())),
+       (SELECT count(*) FROM notes n WHERE n.space = s.space AND n.superseded_at IS NULL),
+       (SELECT count(*) FROM notes n LEFT JOIN tasks t ON t.lineage = n.lineage
+          WHERE n.space = s.space AND n.kind = 'task' AND n.superseded_at IS NULL
+            AND coalesce(t.status, 'todo') <> 'done'),
+       (SELECT count(*) FROM tasks t JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
+          WHERE t.space = s.space AND t.status = 'inbox'),
+       (SELECT count(*) FROM messages m WHERE m.to_space = s.space AND m.read_at IS NULL)
+FROM unnest(%s::text[]) AS s(space)
+"""
+
+_SEEN = """
+SELECT space, workspace, max(at) AS last FROM (
+    SELECT space, workspace, recorded_at AS at FROM facts WHERE space = ANY(%(spaces)s)
+    UNION ALL
+    SELECT space, workspace, recorded_at FROM notes WHERE space = ANY(%(spaces)s)
+) AS w
+WHERE workspace IS NOT NULL
+GROUP BY space, workspace
+ORDER BY last DESC
+LIMIT %(limit)s
+"""
+
+_FORGOTTEN = """
+SELECT g.item_kind, g.lineage, g.space, g.reason, g.source, g.workspace, g.at,
+       coalesce(CASE WHEN g.item_kind = 'fact' THEN
+                    (SELECT f.statement FROM facts f WHERE f.lineage = g.lineage AND f.space = g.space
+                     ORDER BY f.recorded_at DESC LIMIT 1)
+                ELSE (SELECT coalesce(n.title, left(n.body, 160)) FROM notes n
+                      WHERE n.lineage = g.lineage AND n.space = g.space
+                      ORDER BY n.recorded_at DESC LIMIT 1) END, '') AS text
+FROM forget_log g
+WHERE g.space = ANY(%(spaces)s) AND (%(kind)s::text IS NULL OR g.item_kind = %(kind)s)
+  AND (%(lineage)s::bigint IS NULL OR g.lineage = %(lineage)s)
+ORDER BY g.at DESC, g.id DESC
+LIMIT %(limit)s
+"""
+
+
+def counts(conn: psycopg.Connection, spaces: Sequence[str]) -> dict[str, Counts]:
+    rows = conn.execute(_COUNTS, (list(spaces),)).fetchall()
+    return {space: Counts(*(int(v) for v in values)) for space, *values in rows}
+
+
+def workspaces_seen(conn: psycopg.Connection, spaces: Sequence[str], limit: int = 200) -> list[Seen]:
+    """The workspaces that facts and notes were written from, most recent first."""
+    with conn.cursor(row_factory=class_row(Seen)) as cur:
+        cur.execute(_SEEN, {"spaces": list(spaces), "limit": limit})
+        return cur.fetchall()
+
+
+def forgotten(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    *,
+    kind: str | None = None,
+    lineage: int | None = None,
+    limit: int = 20,
+) -> list[Forgotten]:
+    """What was forgotten in `spaces`, newest first: who (client, workspace), when and why."""
+    params = {"spaces": list(spaces), "kind": kind, "lineage": lineage, "limit": limit}
+    with conn.cursor(row_factory=class_row(Forgotten)) as cur:
+        cur.execute(_FORGOTTEN, params)
+        return cur.fetchall()

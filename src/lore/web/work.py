@@ -1,0 +1,132 @@
+"""Pages: Spaces (what resolves to each, stale paths, who reads and writes into whom), Tasks (inboxes:
+accept or reject; move any task) and Messages (by thread, without marking anything read: that stays
+the agents' job)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from lore import inbox, messages, session, tasks, validate
+from lore.config import stale_paths
+from lore.errors import InvalidInput, LoreError
+from lore.web import queries, svg
+from lore.workspace import WorkspaceSignal
+
+if TYPE_CHECKING:
+    from lore.web.app import UI, Page, Viewer
+
+ALL_STATUSES = ("inbox", "doing", "blocked", "todo", "done")
+DONE_MESSAGES = {"accepted": "Accepted: the task is now in the backlog (todo).", "rejected": "Rejected.",
+                 "moved": "Status changed."}  # fmt: skip
+
+
+async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    config = viewer.config
+    # In sign-in mode paths name directories on each user's own machine: the server cannot check them.
+    stale = set() if ui.sign_in else set(stale_paths(config, viewer.env))
+    counts, seen = await ui.state.run(
+        lambda c: (queries.counts(c, config.ids), queries.workspaces_seen(c, config.ids))
+    )
+    flows = [
+        svg.Flow(viewer.name(s.id), viewer.name(r), "reads") for s in config.spaces for r in s.reads_from
+    ]
+    flows += [
+        svg.Flow(viewer.name(a), viewer.name(s.id), "writes") for s in config.spaces for a in s.accepts_from
+    ]
+    rows = []
+    for space in config.spaces:
+        rows.append(
+            {
+                "name": viewer.name(space.id),
+                "default": space.id == config.default_space,
+                "paths": [(p, (space.id, p) in stale) for p in space.paths],
+                "remotes": space.remotes,
+                "reads_from": [viewer.name(r) for r in space.reads_from],
+                "accepts_from": [viewer.name(a) for a in space.accepts_from],
+                "counts": counts.get(space.id, queries.Counts()),
+                "seen": [s for s in seen if s.space == space.id][:8],
+            }
+        )
+    which = _which(viewer, request.query_params.get("which", "").strip())
+    default = viewer.name(config.default_space) if config.default_space else None
+    path = str(config.path) if config.path and not ui.sign_in else None  # sign-in: a pushed config
+    return ui.page(
+        request, viewer, "spaces.html", spaces=rows, picture=svg.spaces_map(viewer.names(), flows, default),
+        which=which, checked_paths=not ui.sign_in, config_path=path,
+    )  # fmt: skip
+
+
+def _which(viewer: Viewer, directory: str) -> dict[str, Any] | None:
+    """`lore which DIR` on the page: the space a directory resolves to, and why (or the error)."""
+    if not directory:
+        return None
+    out: dict[str, Any] = {"dir": directory[:4096], "error": None, "hint": "", "space": None, "reads": []}
+    if len(directory) > 4096 or "\x00" in directory:
+        return out | {"error": "That is not a directory path."}
+    try:
+        resolved = session.build(WorkspaceSignal(Path(directory), "web"), viewer.config, viewer.env, "web")
+    except LoreError as exc:
+        return out | {"error": exc.message, "hint": exc.hint}
+    reads = [viewer.name(s) for s in resolved.readable if s != resolved.space]
+    return out | {"space": viewer.name(resolved.space), "reason": resolved.resolved.reason, "reads": reads}
+
+
+async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    space_id = viewer.space_id(request.query_params.get("space"))
+    rows, total = await ui.state.run(lambda c: tasks.listing(c, space_id, ALL_STATUSES, limit=300))
+    groups = {status: [t for t in rows if t.status == status] for status in ALL_STATUSES}
+    return ui.page(
+        request, viewer, "tasks.html", space=viewer.name(space_id), groups=groups, total=total,
+        statuses=inbox.STATUSES, done=DONE_MESSAGES.get(request.query_params.get("done", "")),
+    )  # fmt: skip
+
+
+async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
+    lineage = inbox.parse_task_id(request.path_params["id"])
+    form = await ui.form(request)
+    action = str(form.get("action", ""))
+    reason = validate.optional(form.get("reason") or None, "reason", validate.MAX_REASON)
+    note: str | None
+    if action == "accept":
+        status, note, done = "todo", "accepted in the web UI", "accepted"
+    elif action == "reject":
+        status, note, done = "done", "rejected in the web UI" + (f": {reason}" if reason else ""), "rejected"
+    elif action == "move":
+        status, note, done = inbox.parse_status(form.get("status")), reason, "moved"
+    else:
+        raise InvalidInput(f"Unknown action {action[:40]!r}.", "Use the Accept, Reject or Move buttons.")
+    task = await ui.state.run(lambda c: tasks.get(c, viewer.ids, lineage))
+    await ui.state.run(
+        lambda c: tasks.update(c, viewer.origin(task.space), viewer.ids, lineage, status, note)
+    )
+    return RedirectResponse(f"/tasks?space={viewer.name(task.space)}&done={done}", 303)
+
+
+async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    space_id = viewer.space_id(request.query_params.get("space"))
+    recent = await ui.state.run(lambda c: messages.recent(c, space_id, limit=300))
+    return ui.page(
+        request, viewer, "messages.html", space=viewer.name(space_id), threads=threads(recent),
+        total=len(recent),
+    )  # fmt: skip
+
+
+def threads(rows: Sequence[messages.Message]) -> list[list[messages.Message]]:
+    """Messages grouped by thread (oldest first inside one), the most recently active thread first."""
+    grouped: dict[int, list[messages.Message]] = {}
+    for message in sorted(rows, key=lambda m: m.num):
+        grouped.setdefault(message.thread, []).append(message)
+    return sorted(grouped.values(), key=lambda thread: -thread[-1].num)
+
+
+ROUTES: list[tuple[str, Page, list[str]]] = [
+    ("/spaces", spaces_page, ["GET"]),
+    ("/tasks", tasks_page, ["GET"]),
+    ("/tasks/{id}", task_update, ["POST"]),
+    ("/messages", messages_page, ["GET"]),
+]
