@@ -8,7 +8,8 @@ views; min-max normalising each list over its top DEPTH candidates and averaging
 beats the best single method on both.
 
 Rows not yet embedded (or embedded by another model) still come back through the keyword list:
-their fused score is their keyword score alone.
+their fused score is their keyword score alone. The keyword list ranks a bounded pool of matches
+(KEYWORD_POOL), so that its cost does not grow with the space (docs/decisions.md, "Retrieval").
 """
 
 from __future__ import annotations
@@ -390,19 +391,21 @@ def search(
     limit: int = 5,
     expand: bool = True,
     keyword: KeywordPart | None = None,
+    nearest: Sequence[Candidate] | None = None,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
-    embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword`: the
-    same query's `keyword_part`, when the caller already ran it."""
+    embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
+    `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
             conn, spaces, query, model=model if use_vector else None, kinds=kinds, tags=tags
         )
     forms, words = keyword.forms, keyword.words
-    nearest = []
-    if vector is not None and model is not None:
-        nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
+    if nearest is None:
+        nearest = []
+        if vector is not None and model is not None:
+            nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
     fused = fuse(keyword.candidates, nearest, min_similarity=min_similarity)
     kept = threshold(fused, min_similarity=min_similarity)
     if not kept:

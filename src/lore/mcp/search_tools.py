@@ -2,15 +2,15 @@
 lore.mcp.tools), then `link_notes` and `mark_irrelevant`.
 
 The query's embedding is made with a deadline (lore.embeddings.runner): an embedder that is
-down or stuck turns a search into a keyword search, never into an error or a wait.
+down or stuck turns a search into a keyword search, never into an error or a wait. The keyword
+half of a search runs in PostgreSQL while the query is embedded, and the vector half as soon as
+the vector is there (two pooled connections at most, each briefly).
 """
 
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -68,18 +68,10 @@ async def query_vector(state: AppState, text: str) -> tuple[list[float] | None, 
     return vector, (runner.model if vector is not None else None)
 
 
-def _in_thread(fn: Callable[[], T]) -> Future[T]:
-    """Start fn on a daemon thread now; its result is awaited later."""
-    future: Future[T] = Future()
-
-    def work() -> None:
-        try:
-            future.set_result(fn())
-        except BaseException as exc:
-            future.set_exception(exc)
-
-    threading.Thread(target=work, name="lore-query-embed", daemon=True).start()
-    return future
+def _first(group: BaseExceptionGroup) -> BaseException:
+    """The first error of a task group (a LoreError stays a LoreError for `_guard`)."""
+    inner = group.exceptions[0]
+    return _first(inner) if isinstance(inner, BaseExceptionGroup) else inner
 
 
 def _line(hit: search.Hit) -> str:
@@ -111,20 +103,43 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
                 raise ToolError("limit must be between 1 and 20.")
             session = await state.session(ctx)
             runner = retrieval(state).runner
-            # The keyword half runs in PostgreSQL while this process embeds the query.
-            embedding = _in_thread(lambda: runner.query(q))
-            part = await state.run(
-                lambda c: search.keyword_part(
-                    c, session.readable, q, model=runner.model, kinds=ks, tags=labels
+            readable = session.readable
+
+            # Both halves at once: the keyword one in PostgreSQL while this process embeds the query,
+            # then the vector one (another pooled connection) while the keyword one may still run.
+            async def vector_half() -> tuple[list[float] | None, str | None, list[search.Candidate]]:
+                vector, model = await query_vector(state, q)
+                if vector is None or model is None:
+                    return None, None, []
+                nearest = await state.run(
+                    lambda c: search.vector_candidates(
+                        c, readable, vector, model=model, kinds=ks, tags=labels
+                    )
                 )
-            )
-            vector = await anyio.to_thread.run_sync(embedding.result)
-            model = runner.model if vector is not None else None
+                return vector, model, nearest
+
+            halves: dict[str, Any] = {}
+            try:
+                async with anyio.create_task_group() as tasks:
+
+                    async def run_vector_half() -> None:
+                        halves["vector"] = await vector_half()
+
+                    tasks.start_soon(run_vector_half)
+                    halves["keyword"] = await state.run(
+                        lambda c: search.keyword_part(
+                            c, readable, q, model=runner.model, kinds=ks, tags=labels
+                        )
+                    )
+            except BaseExceptionGroup as group:
+                raise _first(group) from None
+            part: search.KeywordPart = halves["keyword"]
+            vector, model, nearest = halves["vector"]
             floor = runner.min_similarity()
             hits = await state.run(
                 lambda c: search.search(
                     c, session.readable, q, session_space=session.space, vector=vector, model=model,
-                    min_similarity=floor, kinds=ks, tags=labels, limit=limit, keyword=part,
+                    min_similarity=floor, kinds=ks, tags=labels, limit=limit, keyword=part, nearest=nearest,
                 )
             )  # fmt: skip
             if not hits:
