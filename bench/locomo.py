@@ -12,8 +12,8 @@ Baselines, same memories and questions: BM25 (rank_bm25 Okapi, lowercase \\w+ to
 stopword list) and dense cosine with lore's default embedder (exact, numpy).
 
 Peers (--peers, bench/peers/): server-memory answers every question; basic-memory writes one note per
-memory at about 2 notes/s here, so it runs on `--peer-conversations` (default the two smallest,
-conv-26 and conv-30: ~1,100 memories, 416 questions, ~15 min) and lore is shown on the same subset.
+memory at 2-4 notes/s here, so it runs on `--peer-conversations` (default the two smallest,
+conv-26 and conv-30: 1,141 memories, 416 questions, 6-10 min) and lore is shown on the same subset.
 
 Rerun: .venv/bin/python bench/locomo.py [--peers] [--write]
 """
@@ -337,8 +337,8 @@ def report(
             f"memory, so it finds nothing. `{peer_module.BASIC_MEMORY}` (a Python 3.13 venv) gets one note",
             "per memory (`write_note`) and each question through `search_notes` (JSON, 10 results), its",
             "semantic search off (it would make fastembed download a model, which cannot work offline).",
-            "basic-memory writes about 2 notes/s here (a markdown file and its index per note): all 3,970",
-            "memories would take over 30 minutes, so it runs on the conversations named below",
+            "basic-memory writes 2-4 notes/s here (a markdown file and its index per note): all 3,970",
+            "memories would take 20-35 minutes, so it runs on the conversations named below",
             "(`--peer-conversations`), and lore is shown on the same ones.",
             "",
             "| view | system | conversations | queries | R@5 | R@10 | MRR | median query ms |",
