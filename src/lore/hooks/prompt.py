@@ -15,26 +15,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from lore import inbox
 from lore.config import load_config
 from lore.db import embedded
-from lore.errors import LoreError
-from lore.hooks import clients, log, store
+from lore.hooks import clients, guard, log, store
 from lore.paths import data_dir
 from lore.session import build
 from lore.workspace import WorkspaceSignal
 
-SOFT_DEADLINE = 0.9
 STATE_TTL = 14 * 24 * 3600  # state files of sessions idle this long are removed
 EVENT = "prompt"
 
@@ -77,10 +73,6 @@ SELECT '{"messages": [], "tasks": [], "message_count": 0, "task_count": 0}';
 """
 
 
-class HookFailure(Exception):
-    pass
-
-
 @dataclass(frozen=True)
 class ShownMessage:
     num: int
@@ -113,27 +105,10 @@ class ShownTask:
         return inbox.task_id(self.lineage)
 
 
-def _on_deadline(signum: int, frame: FrameType | None) -> None:
-    raise HookFailure(f"soft deadline of {SOFT_DEADLINE}s passed")
-
-
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
     """What to print on stdout: the client's shape around what arrived, or '' (nothing)."""
     started = time.monotonic() if started is None else started
-    previous = signal.signal(signal.SIGALRM, _on_deadline)
-    signal.setitimer(signal.ITIMER_REAL, max(0.05, SOFT_DEADLINE - (time.monotonic() - started)))
-    try:
-        return _run(client_name, raw, env, started)
-    except (HookFailure, LoreError, store.StoreError, ValueError, OSError) as exc:
-        reason = exc.message if isinstance(exc, LoreError) else str(exc)
-        log.append(client_name, EVENT, False, f"{type(exc).__name__}: {reason}", env)
-        return ""
-    except Exception as exc:  # never break a session, whatever happened
-        log.append(client_name, EVENT, False, f"unexpected {type(exc).__name__}: {exc}", env)
-        return ""
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return guard.run(client_name, EVENT, env, started, lambda: _run(client_name, raw, env, started))
 
 
 def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> str:
@@ -149,18 +124,18 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     data: Any = json.loads(raw) if raw.strip() else {}
     hook_input = clients.parse_input(raw)
     if not hook_input.cwd:
-        raise HookFailure("hook input has no cwd: cannot tell the workspace")
+        raise guard.HookFailure("hook input has no cwd: cannot tell the workspace")
     session_id = data.get("session_id") if isinstance(data, dict) else None
     config = load_config(env)
     session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
     if url is None:
-        raise HookFailure("the embedded database is not running (`lore db start` starts it)")
+        raise guard.HookFailure("the embedded database is not running (`lore db start` starts it)")
     state_file = _state_path(
         env, session.space, session_id if isinstance(session_id, str) else hook_input.cwd
     )
     seen = _load(state_file)
-    remaining = SOFT_DEADLINE - (time.monotonic() - started)
+    remaining = guard.remaining(started)
     variables = {
         "space": session.space,
         "after_message": str(seen.get("message", 0)),

@@ -6,52 +6,25 @@ deadline) prints nothing and appends the reason to the hook log, which `lore doc
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 
 from lore import inbox, render
 from lore.config import load_config
 from lore.db import embedded
-from lore.errors import LoreError
-from lore.hooks import clients, log, store
+from lore.hooks import clients, guard, log, store
 from lore.redact import redact
 from lore.session import build
 from lore.workspace import WorkspaceSignal
-
-# Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
-SOFT_DEADLINE = 0.9
-
-
-class HookFailure(Exception):
-    pass
-
-
-def _on_deadline(signum: int, frame: FrameType | None) -> None:
-    raise HookFailure(f"soft deadline of {SOFT_DEADLINE}s passed")
 
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
     """What to print on stdout: the client's shape around the rendered memory, or '' (nothing)."""
     started = time.monotonic() if started is None else started
-    previous = signal.signal(signal.SIGALRM, _on_deadline)
-    signal.setitimer(signal.ITIMER_REAL, max(0.05, SOFT_DEADLINE - (time.monotonic() - started)))
-    try:
-        return _run(client_name, raw, env, started)
-    except (HookFailure, LoreError, store.StoreError, ValueError, OSError) as exc:
-        reason = exc.message if isinstance(exc, LoreError) else str(exc)
-        log.append(client_name, "session-start", False, f"{type(exc).__name__}: {reason}", env)
-        return ""
-    except Exception as exc:  # never break a session, whatever happened
-        log.append(client_name, "session-start", False, f"unexpected {type(exc).__name__}: {exc}", env)
-        return ""
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return guard.run(client_name, "session-start", env, started, lambda: _run(client_name, raw, env, started))
 
 
 def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> str:
@@ -65,7 +38,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         )
         return ""
     if not hook_input.cwd:
-        raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
+        raise guard.HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
     if env.get("LORE_URL", "").strip():
         return _run_remote(adapter, client_name, hook_input.cwd, env, started)
     config = load_config(env)
@@ -73,11 +46,11 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
     if url is None:
         _start_database_in_background()
-        raise HookFailure(
+        raise guard.HookFailure(
             "the embedded database was not running; started it in the background, memory arrives "
             "from the next session (`lore db start` at login avoids this)"
         )
-    remaining = SOFT_DEADLINE - (time.monotonic() - started)
+    remaining = guard.remaining(started)
     snapshot = store.read(
         url, session.readable, session.workspace_name, timeout=max(0.05, remaining - 0.05),
         inbox_space=session.space,
@@ -103,14 +76,14 @@ def _run_remote(
     """Hosted mode: the server resolves the space and renders; same deadline, budget and silence."""
     from lore.hooks import remote
 
-    remaining = SOFT_DEADLINE - (time.monotonic() - started)
+    remaining = guard.remaining(started)
     try:
         got = remote.fetch(
             env["LORE_URL"].strip(), env.get("LORE_TOKEN", "").strip(), cwd, client_name,
             timeout=max(0.05, remaining - 0.05),
         )  # fmt: skip
     except remote.RemoteError as exc:
-        raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
+        raise guard.HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
     elapsed = int((time.monotonic() - started) * 1000)
     detail = (
         f"space {got.space} (from {redact(env['LORE_URL'].strip())}): {got.shown} facts shown, "
