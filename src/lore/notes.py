@@ -173,22 +173,8 @@ def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Note:
     secrets.refuse(("reason", reason), what="reason")
-    with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
-            "FOR UPDATE",
-            (lineage, list(readable)),
-        )
-        old = cur.fetchone()
-        if old is None:
-            raise NotFound(
-                f"No note n_{lineage} in this session's spaces.", "Call search_notes to find note ids."
-            )
-        if old.space != origin.space:
-            raise Refused(
-                f"n_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
-                f"Forget it from a workspace of {old.space!r}.",
-            )
+    with conn.transaction():
+        old = _lock_current(conn, origin, readable, lineage, "Forget it")
         conn.execute(
             "UPDATE notes SET superseded_at = greatest(clock_timestamp(), recorded_at) WHERE version_id = %s",
             (old.version_id,),
