@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -30,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
+from report import commit, machine, replace_section
 
 from lore.db import embedded, migrate
 
@@ -131,25 +131,6 @@ def stats(ms: list[float]) -> dict[str, float]:
             "min": min(ms), "max": max(ms)}  # fmt: skip
 
 
-def machine() -> str:
-    cpu = mem = "?"
-    with open("/proc/cpuinfo") as f:
-        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    with open("/proc/meminfo") as f:
-        kb = next((int(ln.split()[1]) for ln in f if ln.startswith("MemTotal")), 0)
-        mem = f"{kb / 1024 / 1024:.1f} GiB" if kb else mem
-    return f"{platform.platform()}, {os.cpu_count()} cores ({cpu}), {mem} RAM"
-
-
-def commit() -> str:
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
-        return done.stdout.strip()
-
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return (git("rev-parse", "--short", "HEAD") or "unknown") + dirty
-
-
 def report(args: argparse.Namespace, results: dict[str, dict[str, float]], hook_ms: str) -> str:
     p50, ratio = results["hook"]["p50"], results["hook"]["p50"] / results["floor"]["p50"]
     verdict = {True: "**PASS**", False: "**FAIL**"}
@@ -185,20 +166,6 @@ For context: the one implementation we know of takes 656-799 ms against an 800 m
 
 Rerun: `.venv/bin/python bench/hook_latency.py --runs {args.runs} --facts {args.facts} --write`
 """
-
-
-def write_doc(section: str) -> None:
-    text = DOC.read_text() if DOC.exists() else (
-        "# lore benchmarks\n\nMeasured by the scripts under `bench/` (each says how to rerun it) against the "
-        "budgets of SPEC §12. Numbers are whole-process wall-clock times on the machine named in each "
-        "section.\n"
-    )  # fmt: skip
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    new = pattern.sub(lambda _: section + "\n", text, count=1) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section
-    )  # fmt: skip
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new.rstrip("\n") + "\n")
 
 
 def main() -> int:
@@ -246,7 +213,7 @@ def main() -> int:
         section = report(args, results, hook_ms)
         print(section)
         if args.write:
-            write_doc(section)
+            replace_section(DOC, SECTION, section)
             print(f"updated {DOC}", file=sys.stderr)
         return 0
     finally:

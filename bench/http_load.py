@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import re
 import shutil
 import signal
 import socket
@@ -38,6 +36,7 @@ import psycopg
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, TextContent
+from report import commit, machine, replace_section
 
 from lore import auth, userconfig
 from lore.db import embedded, migrate
@@ -195,26 +194,6 @@ def stats(ms: list[float]) -> dict[str, float]:
     }
 
 
-def machine() -> str:
-    cpu = mem = "?"
-    with open("/proc/cpuinfo") as f:
-        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    with open("/proc/meminfo") as f:
-        kb = next((int(ln.split()[1]) for ln in f if ln.startswith("MemTotal")), 0)
-        mem = f"{kb / 1024 / 1024:.1f} GiB" if kb else mem
-    return f"{platform.platform()}, {os.cpu_count()} cores ({cpu}), {mem} RAM"
-
-
-def commit() -> str:
-    def git(*a: str) -> str:
-        return subprocess.run(
-            ["git", *a], cwd=REPO, capture_output=True, text=True, check=False
-        ).stdout.strip()
-
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return (git("rev-parse", "--short", "HEAD") or "unknown") + dirty
-
-
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (from /proc), in seconds."""
     try:
@@ -288,16 +267,6 @@ Rerun: `.venv/bin/python bench/http_load.py --seconds {args.seconds:g} --write`
 """
 
 
-def write_doc(section: str) -> None:
-    text = DOC.read_text() if DOC.exists() else "# lore benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        new = pattern.sub(lambda _: section + "\n", text, count=1)
-    else:
-        new = text.rstrip("\n") + "\n\n" + section
-    DOC.write_text(new.rstrip("\n") + "\n")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60)
@@ -352,7 +321,7 @@ def main() -> int:
         for line in (alone["errors"] + run["errors"])[:10]:
             print("error:", line, file=sys.stderr)
         if args.write:
-            write_doc(section)
+            replace_section(DOC, SECTION, section)
             print(f"updated {DOC}", file=sys.stderr)
         return 1 if run["errors"] or alone["errors"] else 0
     except KeyboardInterrupt:

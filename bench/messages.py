@@ -24,13 +24,10 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
-import re
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +40,7 @@ import psycopg
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation
+from report import commit, machine, replace_section
 
 from lore import messages
 from lore.db import embedded, migrate
@@ -138,25 +136,6 @@ def stats(ms: list[float]) -> dict[str, float]:
             "min": min(ms), "max": max(ms), "n": len(ms)}  # fmt: skip
 
 
-def machine() -> str:
-    cpu = mem = "?"
-    with open("/proc/cpuinfo") as f:
-        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    with open("/proc/meminfo") as f:
-        kb = next((int(ln.split()[1]) for ln in f if ln.startswith("MemTotal")), 0)
-        mem = f"{kb / 1024 / 1024:.1f} GiB" if kb else mem
-    return f"{platform.platform()}, {os.cpu_count()} cores ({cpu}), {mem} RAM"
-
-
-def commit() -> str:
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
-        return done.stdout.strip()
-
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return (git("rev-parse", "--short", "HEAD") or "unknown") + dirty
-
-
 def report(args: argparse.Namespace, results: dict[str, dict[str, float]]) -> str:
     labels = {"listener": "COMMIT → lore.listen receiver holds the row",
               "mcp": "answer COMMIT → waiting `send_message` returns it (MCP stdio)"}  # fmt: skip
@@ -196,20 +175,6 @@ Rerun: `.venv/bin/python bench/messages.py {rerun}`
 """
 
 
-def write_doc(section: str) -> None:
-    text = DOC.read_text() if DOC.exists() else (
-        "# lore benchmarks\n\nMeasured by the scripts under `bench/` (each says how to rerun it) against the "
-        "budgets of SPEC §12. Numbers are whole-process wall-clock times on the machine named in each "
-        "section.\n"
-    )  # fmt: skip
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    new = pattern.sub(lambda _: section + "\n", text, count=1) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section
-    )  # fmt: skip
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new.rstrip("\n") + "\n")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--messages", type=int, default=200, help="messages for the listener figure (≤ 2000)")
@@ -244,7 +209,7 @@ def main() -> int:
         section = report(args, results)
         print(section)
         if args.write:
-            write_doc(section)
+            replace_section(DOC, SECTION, section)
             print(f"updated {DOC}", file=sys.stderr)
         return 0
     finally:

@@ -1,10 +1,11 @@
-"""Shared by the retrieval benchmarks: the machine line and replacing one section of
+"""Shared by the benchmarks: the machine line, the commit measured, and replacing one section of
 docs/benchmarks.md (from its `## ` heading to the next one), leaving every other section alone."""
 
 from __future__ import annotations
 
 import os
 import platform
+import subprocess
 from pathlib import Path
 
 
@@ -21,6 +22,18 @@ def machine() -> str:
     except (OSError, StopIteration):
         gib = 0.0
     return f"{platform.platform()}, {os.cpu_count()} cores ({cpu}), {gib:.1f} GiB RAM"
+
+
+def commit() -> str:
+    """The short commit measured, marked when tracked files had uncommitted changes."""
+    repo = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + dirty
 
 
 def replace_section(doc: Path, heading: str, text: str) -> None:
