@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from pathlib import Path
+from typing import Any
 
 from lore.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
 from lore.errors import LoreError
@@ -108,6 +111,8 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
         return
     with conn:
         lines.append(("OK", f"database reachable: {target.describe()}"))
+        if target.embedded:
+            _check_embedded_access(conn, lines)
         row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
         if row:
@@ -128,6 +133,29 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
             )
             return
         _check_seen_workspaces(conn, config, lines)
+
+
+def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
+    """Trust lines, a TCP listener or a socket others can open on the embedded server."""
+    from lore.db import embedded
+
+    settings = dict(
+        conn.execute(
+            "SELECT name, setting FROM pg_settings "
+            "WHERE name IN ('listen_addresses', 'unix_socket_permissions', 'unix_socket_directories')"
+        ).fetchall()
+    )
+    hba = [(r[0], r[1]) for r in conn.execute("SELECT type, auth_method FROM pg_hba_file_rules")]
+    socket_mode = None
+    for directory in (settings.get("unix_socket_directories") or "").split(","):
+        with contextlib.suppress(OSError):
+            socket_mode = stat.S_IMODE(os.stat(directory.strip()).st_mode)
+            break
+    problems = embedded.audit(settings, hba, socket_mode)
+    for problem, fix in problems:
+        lines.append(("FAIL", f"embedded database: {problem} → {fix}"))
+    if not problems:
+        lines.append(("OK", "embedded database reachable only by you (unix socket 0700, peer, no TCP)"))
 
 
 def _check_seen_workspaces(conn: object, config: Config, lines: list[tuple[str, str]]) -> None:

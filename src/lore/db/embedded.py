@@ -3,7 +3,20 @@
 One server per data dir, shared by every lore process of the user: whichever process needs it
 first starts it; the others find it running. Starting is serialised by an flock on
 `<data dir>/pg.lock`, so eight processes starting at once leave exactly one postmaster.
-The server listens on a unix socket only (no TCP). It keeps running until `lore db stop`.
+It keeps running until `lore db stop`.
+
+Who can reach it: only the OS user that runs lore (and root). There is no TCP listener (the
+server's command line says `-h ''`, so no cluster ever starts without it, whatever its config
+file says); the unix socket is mode 0700 in a directory of mode 0700 owned by the database's OS
+user; pg_hba has one line, `peer` through the socket, mapped (pg_ident) from those OS users to the
+database user: no `trust` line at all. A cluster made by an older lore is rewritten to this on its
+next start (and restarted once if it was started without these options).
+
+The first start is atomic: initdb runs in a sibling temporary directory, lore's settings and the
+`lore` database are made there (the database in single-user mode: nothing listens yet), and only
+then is it renamed into place. A start killed at any point leaves either no cluster or a whole one.
+`status()` reports the server ready only when its cluster carries the marker that the database
+exists, so a process that finds it running never races the database's creation.
 
 We drive the wheel's own `initdb`/`pg_ctl`/`psql` binaries rather than its `PostgresServer`
 class: that class stops the server when the last Python handle exits (reference counted per
@@ -16,10 +29,13 @@ This module must stay cheap to import (no psutil, no psycopg): the session-start
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import importlib.util
 import os
+import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -39,6 +55,23 @@ DB_USER = "postgres"
 OS_USER = "lore-postgres"
 _SOCKET_NAME = ".s.PGSQL.5432"
 _MAX_SOCKET_PATH = 100
+# Written into the cluster once the `lore` database exists in it; `status()` requires it.
+READY_MARKER = "lore_database_ready"
+_INIT_PREFIX = "pg.init-"
+_SETTINGS_MARK = "# lore settings v2"
+_SETTINGS = (
+    f"\n{_SETTINGS_MARK}: unix socket only (also on the command line), small footprint\n"
+    "listen_addresses = ''\n"
+    "unix_socket_permissions = 0700\n"
+    "max_connections = 200\n"
+    "shared_buffers = 128MB\n"
+    "timezone = 'UTC'\n"
+)
+HBA = (
+    "# lore: the only way in is the unix socket (mode 0700, in a 0700 directory), as one of the OS\n"
+    "# users listed in pg_ident.conf (map `lore`). No TCP, no trust. Rewritten by lore on each start.\n"
+    "local all all peer map=lore\n"
+)
 
 
 @dataclass(frozen=True)
@@ -65,24 +98,29 @@ def pgdata_dir(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "pg"
 
 
-def socket_dir_for(pgdata: Path) -> Path:
-    """The socket lives in the data dir unless that path is too long for a unix socket."""
-    candidate = pgdata.parent / "run"
-    if len(str(candidate / _SOCKET_NAME)) <= _MAX_SOCKET_PATH:
-        return candidate
-    digest = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"lore-{digest}"
-
-
 def make_url(socket_dir: Path, dbname: str = DB_NAME) -> str:
     return f"postgresql://{DB_USER}@/{dbname}?host={socket_dir}"
+
+
+def server_options(socket_dir: Path) -> list[str]:
+    """What every start passes to `postgres`: its socket, no TCP listener, a private socket."""
+    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0700"]
+
+
+def ident_map(users: list[str]) -> str:
+    """pg_ident.conf: each OS user allowed in, mapped to the database user."""
+    lines = ["# lore: OS users that may connect (as database user postgres). Rewritten on each start."]
+    for user in users:
+        token = user if re.fullmatch(r"[A-Za-z0-9_.-]+", user) else '"' + user.replace('"', '""') + '"'
+        lines.append(f"lore {token} {DB_USER}")
+    return "\n".join(lines) + "\n"
 
 
 def _read_postmaster(pgdata: Path) -> tuple[int, Path | None, str] | None:
     """(pid, socket dir, status) from postmaster.pid when that process is alive."""
     try:
         lines = (pgdata / "postmaster.pid").read_text().splitlines()
-    except (FileNotFoundError, PermissionError):
+    except (FileNotFoundError, PermissionError, NotADirectoryError):
         return None
     if len(lines) < 5:
         return None
@@ -102,10 +140,10 @@ def _read_postmaster(pgdata: Path) -> tuple[int, Path | None, str] | None:
 
 def _zombie(pid: int) -> bool:
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False  # no /proc (macOS), or gone
-    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+    return stat_line.rsplit(")", 1)[-1].split()[:1] == ["Z"]
 
 
 def status(env: Mapping[str, str] | None = None) -> Status:
@@ -114,7 +152,7 @@ def status(env: Mapping[str, str] | None = None) -> Status:
     if info is None:
         return Status(False, pgdata, None, None, None)
     pid, sock, state = info
-    if state != "ready" or sock is None:
+    if state != "ready" or sock is None or not (pgdata / READY_MARKER).exists():
         return Status(False, pgdata, pid, None, None)
     return Status(True, pgdata, pid, sock, make_url(sock))
 
@@ -152,6 +190,24 @@ def _ensure_os_user() -> None:
         )
 
 
+def _db_uid() -> int:
+    """The uid the server runs as (and that owns its data and socket directories)."""
+    import pwd
+
+    user = _run_as_user()
+    return pwd.getpwnam(user).pw_uid if user else os.geteuid()
+
+
+def _client_users() -> list[str]:
+    """OS users let in by peer authentication: whoever runs lore, the server's own user, root."""
+    import pwd
+
+    users = {pwd.getpwuid(os.geteuid()).pw_name, "root"}
+    if _run_as_user():
+        users.add(OS_USER)
+    return sorted(users)
+
+
 def _make_traversable(path: Path) -> None:
     """As root: let the postgres user reach `path` (adds o+x to each parent, nothing more)."""
     for parent in [path, *path.parents]:
@@ -160,18 +216,23 @@ def _make_traversable(path: Path) -> None:
             parent.chmod(mode | stat.S_IXOTH)
 
 
-def _chown(path: Path) -> None:
-    shutil.chown(path, user=OS_USER, group=OS_USER)
+def _give_to_db_user(path: Path) -> None:
+    """As root: hand a directory lore has just created to the server's OS user."""
+    if _run_as_user():
+        shutil.chown(path, user=OS_USER, group=OS_USER)
 
 
-def _pg(cmd: str, args: list[str], *, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _pg(
+    cmd: str, args: list[str], *, timeout: float = 60, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     user = _run_as_user()
     # Output goes to a temporary file, not a pipe: a postmaster started by pg_ctl inherits the
     # descriptors and would keep a pipe open forever.
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.run(
             [str(bin_dir() / cmd), *args],
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,
@@ -185,32 +246,145 @@ def _pg(cmd: str, args: list[str], *, timeout: float = 60) -> subprocess.Complet
         return subprocess.CompletedProcess(proc.args, proc.returncode, out.read(), "")
 
 
-def _init(pgdata: Path) -> None:
-    user = _run_as_user()
-    pgdata.mkdir(parents=True, exist_ok=True)
-    if user:
-        _ensure_os_user()
-        _make_traversable(pgdata)
-        _make_traversable(bin_dir())
-        _chown(pgdata)
-    pgdata.chmod(0o700)
-    result = _pg(
-        "initdb",
-        ["-D", str(pgdata), "-U", DB_USER, "--auth=trust", "--encoding=UTF8", "--no-instructions"],
-    )
-    if result.returncode != 0:
+def _private_dir(path: Path) -> None:
+    """`path` as a directory only the server's OS user can enter: made 0700 when missing; when it
+    exists it must be a real directory (not a symlink) owned by that user, and is tightened to 0700."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        os.mkdir(path, 0o700)
+        os.chmod(path, 0o700)
+        _give_to_db_user(path)
+        return
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise DatabaseError(
-            f"initdb failed for {pgdata}: {result.stdout.strip()[-500:]}",
-            f"Check that {pgdata.parent} is writable, or remove the half-made {pgdata} and retry.",
+            f"{path} should be the embedded PostgreSQL's socket directory but is "
+            f"{'a symlink' if stat.S_ISLNK(info.st_mode) else 'not a directory'}.",
+            f"Remove {path} (lore makes it again, private) and run `lore db start`.",
         )
-    with open(pgdata / "postgresql.conf", "a") as conf:
-        conf.write(
-            "\n# lore: unix socket only, small footprint\n"
-            "listen_addresses = ''\n"
-            "max_connections = 200\n"
-            "shared_buffers = 128MB\n"
-            "timezone = 'UTC'\n"
+    if info.st_uid != _db_uid():
+        raise DatabaseError(
+            f"{path} (the embedded PostgreSQL's socket directory) belongs to uid {info.st_uid}, "
+            f"not to the database's user (uid {_db_uid()}).",
+            f"Remove {path} if nothing else uses it (lore makes it again, private) and run `lore db start`.",
         )
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        os.chmod(path, 0o700)
+
+
+def _owned_private(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not stat.S_IMODE(info.st_mode) & 0o077
+    )
+
+
+def socket_dir_for(pgdata: Path, env: Mapping[str, str] | None = None) -> Path:
+    """A private socket directory: `<data dir>/run` unless that path is too long for a unix socket;
+    then one under `$XDG_RUNTIME_DIR` (when it is ours and private), else a fresh temporary one.
+    Other processes find it in postmaster.pid, so its name need not be predictable."""
+    candidate = pgdata.parent / "run"
+    if len(str(candidate / _SOCKET_NAME)) <= _MAX_SOCKET_PATH:
+        _private_dir(candidate)
+        return candidate
+    env = os.environ if env is None else env
+    runtime = env.get("XDG_RUNTIME_DIR")
+    digest = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
+    if runtime and not _run_as_user() and _owned_private(Path(runtime)):
+        candidate = Path(runtime) / f"lore-{digest}"
+        if len(str(candidate / _SOCKET_NAME)) <= _MAX_SOCKET_PATH:
+            _private_dir(candidate)
+            return candidate
+    made = Path(tempfile.mkdtemp(prefix=f"lore-{digest}-", dir=tempfile.gettempdir()))
+    _give_to_db_user(made)
+    return made
+
+
+def _settle_files(pgdata: Path) -> bool:
+    """lore's access rules and settings in the cluster's files; True when anything was rewritten."""
+    changed = False
+    for name, wanted in (("pg_hba.conf", HBA), ("pg_ident.conf", ident_map(_client_users()))):
+        path = pgdata / name
+        try:
+            current = path.read_text()
+        except FileNotFoundError:
+            current = None
+        if current != wanted:
+            with open(path, "w") as handle:  # an existing file keeps its owner and mode
+                handle.write(wanted)
+            if current is None:
+                os.chmod(path, 0o600)
+                _give_file_to_db_user(path)
+            changed = True
+    conf = pgdata / "postgresql.conf"
+    if _SETTINGS_MARK not in conf.read_text():
+        with open(conf, "a") as handle:
+            handle.write(_SETTINGS)
+        changed = True
+    return changed
+
+
+def _give_file_to_db_user(path: Path) -> None:
+    if _run_as_user():
+        shutil.chown(path, user=OS_USER, group=OS_USER)
+
+
+def _clear_stale_inits(parent: Path) -> None:
+    """Temporary clusters of first starts that were killed (we hold the start lock: none is live)."""
+    for stale in parent.glob(f"{_INIT_PREFIX}*"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _init(pgdata: Path) -> None:
+    """Make a whole cluster (settings, access rules, the `lore` database) beside `pgdata`, then
+    rename it into place: a kill at any point leaves no half-made cluster at `pgdata`."""
+    parent = pgdata.parent
+    _clear_stale_inits(parent)
+    if _run_as_user():
+        _ensure_os_user()
+        _make_traversable(parent)
+        _make_traversable(bin_dir())
+    work = Path(tempfile.mkdtemp(prefix=_INIT_PREFIX, dir=parent))  # 0700, ours: just created
+    try:
+        _give_to_db_user(work)
+        initdb = ["-D", str(work), "-U", DB_USER, "--auth-local=peer", "--auth-host=reject"]
+        result = _pg("initdb", [*initdb, "--encoding=UTF8", "--no-instructions"])
+        if result.returncode != 0:
+            raise DatabaseError(
+                f"initdb failed for {pgdata}: {result.stdout.strip()[-500:]}",
+                f"Check that {parent} is writable and has free space, then run `lore db start` again.",
+            )
+        _settle_files(work)
+        made = _pg(
+            "postgres",
+            ["--single", "-D", str(work), "-h", "", "-c", "unix_socket_permissions=0700", "postgres"],
+            stdin=f"CREATE DATABASE {DB_NAME};\n",
+        )
+        if made.returncode != 0 or "ERROR" in made.stdout:
+            raise DatabaseError(
+                f"Could not create the {DB_NAME} database: {made.stdout.strip()[-500:]}",
+                f"Check free space in {parent}, then run `lore db start` again.",
+            )
+        (work / READY_MARKER).write_text(f"{DB_NAME}\n")
+        if pgdata.exists():
+            pgdata.rmdir()  # empty (checked by the caller)
+        os.rename(work, pgdata)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def _started_safely(pgdata: Path) -> bool:
+    """Whether the running server was started with lore's options (an older lore did not pass them)."""
+    try:
+        opts = (pgdata / "postmaster.opts").read_text()
+    except OSError:
+        return False
+    return '"-h" ""' in opts and '"unix_socket_permissions=0700"' in opts
 
 
 def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
@@ -230,34 +404,41 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
                     "Move it away (or delete it if it is not yours) and run `lore db start` again.",
                 )
             _init(pgdata)
-        sock = socket_dir_for(pgdata)
-        sock.mkdir(parents=True, exist_ok=True)
-        if _run_as_user():
-            _make_traversable(sock)
-            _chown(sock)
-        log = pgdata / "postgres.log"
-        result = _pg(
-            "pg_ctl",
-            ["-D", str(pgdata), "-l", str(log), "-w", "-t", str(int(timeout)), "-o", f"-k {sock}", "start"],
-            timeout=timeout + 10,
-        )
-        if result.returncode != 0:
-            tail = _tail(log)
-            raise DatabaseError(
-                f"The embedded PostgreSQL did not start: {result.stdout.strip()[-300:]} {tail}",
-                f"See {log}; `lore db status` shows the state. Another PostgreSQL on the same data dir?",
+        rewritten = _settle_files(pgdata)
+        running = _read_postmaster(pgdata)
+        if running is not None and not _started_safely(pgdata):
+            _stop_locked(pgdata, timeout)  # started by an older lore: restart with the safe options
+            running = None
+        if running is None:
+            sock = socket_dir_for(pgdata, env)
+            log = pgdata / "postgres.log"
+            options = " ".join(shlex.quote(o) for o in server_options(sock))
+            result = _pg(
+                "pg_ctl",
+                ["-D", str(pgdata), "-l", str(log), "-w", "-t", str(int(timeout)), "-o", options, "start"],
+                timeout=timeout + 10,
             )
-        url = _wait_ready(env, timeout)
-        _ensure_database(sock)
-        return url
+            if result.returncode != 0:
+                tail = _tail(log)
+                raise DatabaseError(
+                    f"The embedded PostgreSQL did not start: {result.stdout.strip()[-300:]} {tail}",
+                    f"See {log}; `lore db status` shows the state. Another PostgreSQL on the same data dir?",
+                )
+        elif rewritten:
+            _pg("pg_ctl", ["-D", str(pgdata), "reload"])
+        sock_dir = _wait_postmaster(pgdata, timeout)
+        if not (pgdata / READY_MARKER).exists():  # a cluster made by an older lore
+            _ensure_database(sock_dir)
+            (pgdata / READY_MARKER).write_text(f"{DB_NAME}\n")
+        return make_url(sock_dir)
 
 
-def _wait_ready(env: Mapping[str, str] | None, timeout: float) -> str:
+def _wait_postmaster(pgdata: Path, timeout: float) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        url = running_url(env)
-        if url:
-            return url
+        info = _read_postmaster(pgdata)
+        if info is not None and info[2] == "ready" and info[1] is not None:
+            return info[1]
         time.sleep(0.05)
     raise DatabaseError(
         "The embedded PostgreSQL started but never became ready.",
@@ -284,15 +465,46 @@ def stop(env: Mapping[str, str] | None = None, timeout: float = 60) -> bool:
     """Stop the embedded server; returns False when it was not running."""
     pgdata = pgdata_dir(env)
     with _start_lock(pgdata):
-        if _read_postmaster(pgdata) is None:
-            return False
-        result = _pg("pg_ctl", ["-D", str(pgdata), "-m", "fast", "-w", "-t", str(int(timeout)), "stop"])
-        if result.returncode != 0 and _read_postmaster(pgdata) is not None:
-            raise DatabaseError(
-                f"The embedded PostgreSQL did not stop: {result.stdout.strip()[-300:]}",
-                "Retry `lore db stop`; if it persists, see postgres.log in the data dir.",
-            )
-        return True
+        return _stop_locked(pgdata, timeout)
+
+
+def _stop_locked(pgdata: Path, timeout: float) -> bool:
+    info = _read_postmaster(pgdata)
+    if info is None:
+        return False
+    result = _pg("pg_ctl", ["-D", str(pgdata), "-m", "fast", "-w", "-t", str(int(timeout)), "stop"])
+    if result.returncode != 0 and _read_postmaster(pgdata) is not None:
+        raise DatabaseError(
+            f"The embedded PostgreSQL did not stop: {result.stdout.strip()[-300:]}",
+            "Retry `lore db stop`; if it persists, see postgres.log in the data dir.",
+        )
+    sock = info[1]
+    if sock is not None and sock.parent == Path(tempfile.gettempdir()) and sock.name.startswith("lore-"):
+        with contextlib.suppress(OSError):  # a fallback socket dir made for this run: now empty
+            sock.rmdir()
+    return True
+
+
+def audit(
+    settings: Mapping[str, str], hba: list[tuple[str, str]], socket_mode: int | None
+) -> list[tuple[str, str]]:
+    """(problem, fix) for each way other local users or the network could reach the embedded
+    server: from its `SHOW` settings, its pg_hba rules (type, auth method) and its socket dir's mode."""
+    fix = "run `lore db stop` then `lore db start` (lore rewrites the access rules and restarts it private)"
+    problems = []
+    if settings.get("listen_addresses", "") != "":
+        problems.append((f"the embedded PostgreSQL listens on TCP ({settings['listen_addresses']})", fix))
+    for kind, method in hba:
+        if method == "trust":
+            problems.append((f"pg_hba has a `trust` line ({kind})", fix))
+        elif kind != "local":
+            problems.append((f"pg_hba lets {kind} connections in ({method})", fix))
+    perms = settings.get("unix_socket_permissions", "")
+    if perms not in ("0700", "0600"):
+        problems.append((f"its socket is mode {perms or 'unknown'} (others can connect)", fix))
+    if socket_mode is not None and socket_mode & 0o077:
+        problems.append((f"its socket directory is mode {socket_mode:04o} (not private)", fix))
+    return problems
 
 
 def _tail(log: Path, lines: int = 5) -> str:

@@ -1,0 +1,399 @@
+"""The embedded PostgreSQL as an attacker sees it: another local uid, the network, a first start
+killed half-way, sixteen sessions racing the first start, and a cluster made by an older lore.
+
+Each test reads the server's state from outside lore (postmaster.pid, `ss`, the cluster's files,
+psql as another uid), not through the code under test."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import anyio
+import psycopg
+import pytest
+from support.mcpclient import call, lore_session, text
+
+from lore.db import embedded
+
+LORE = str(Path(sys.executable).parent / "lore")
+ROOT_ONLY = pytest.mark.skipif(
+    os.geteuid() != 0, reason="switching to another uid needs root (CI runs as root)"
+)
+
+
+def _bin(name: str) -> str:
+    return str(embedded.bin_dir() / name)
+
+
+def _env(root: Path) -> dict[str, str]:
+    env = {**os.environ, "LORE_DATA_DIR": str(root), "LORE_CONFIG": str(root / "config.toml")}
+    env.pop("LORE_DATABASE_URL", None)
+    return env
+
+
+def _processes_under(root: Path) -> list[int]:
+    """PIDs of every process whose command line names `root` (postgres, initdb, pg_ctl, ...)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(root).encode() in cmd:
+            found.append(int(entry.name))
+    return found
+
+
+def _postmaster_pid(pgdata: Path) -> int:
+    return int((pgdata / "postmaster.pid").read_text().splitlines()[0])
+
+
+def _tcp_listeners(pid: int) -> list[str]:
+    """Lines of `ss -ltnp` that belong to `pid`."""
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True, timeout=10).stdout
+    return [line for line in out.splitlines() if f"pid={pid}," in line]
+
+
+def _sql(url: str, query: str) -> list[tuple[object, ...]]:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        return conn.execute(query).fetchall()
+
+
+def _assert_private(root: Path) -> None:
+    """What no cluster made by lore may ever have: a trust or host line, a TCP listener, a socket
+    others can open. Read from the files and the running server, not from lore."""
+    pgdata = root / "pg"
+    hba = [
+        line.split()
+        for line in (pgdata / "pg_hba.conf").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert hba, "pg_hba.conf has no rule"
+    assert all(rule[0] == "local" and "trust" not in rule for rule in hba), hba
+    pid = _postmaster_pid(pgdata)
+    assert _tcp_listeners(pid) == []
+    lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    sock_dir = Path(lines[4])
+    assert lines[5].strip() == "", f"listen address in postmaster.pid: {lines[5]!r}"
+    assert (sock_dir.stat().st_mode & 0o777) == 0o700
+    assert ((sock_dir / ".s.PGSQL.5432").stat().st_mode & 0o777) == 0o700
+    url = embedded.make_url(sock_dir)
+    settings = dict(
+        _sql(
+            url,
+            "SELECT name, setting FROM pg_settings WHERE name IN "
+            "('listen_addresses', 'unix_socket_permissions')",
+        )
+    )  # type: ignore[arg-type]
+    assert settings == {"listen_addresses": "", "unix_socket_permissions": "0700"}
+    rules = _sql(url, "SELECT type, auth_method FROM pg_hba_file_rules")
+    assert rules == [("local", "peer")]
+    assert _sql(url, "SELECT datname FROM pg_database WHERE datname = 'lore'") == [("lore",)]
+
+
+@pytest.fixture
+def fresh_root() -> Iterator[Path]:
+    """An empty data dir; every process left under it is ended (by PID) at the end."""
+    root = Path(tempfile.mkdtemp(prefix="lore-sec-", dir="/tmp"))
+    try:
+        yield root
+    finally:
+        # a half-made cluster may not stop cleanly; its processes are killed below
+        with contextlib.suppress(Exception):
+            embedded.stop({"LORE_DATA_DIR": str(root)}, timeout=30)
+        for pid in _processes_under(root):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@ROOT_ONLY
+def test_another_uid_cannot_connect(pg_data_dir: Path, db_url: str) -> None:
+    """As `nobody`: the socket refuses (0700 dir and socket), and there is no TCP port to try."""
+    sock_dir = Path((pg_data_dir / "pg" / "postmaster.pid").read_text().splitlines()[4])
+    attempt = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            _bin("psql"),
+            "-h",
+            str(sock_dir),
+            "-U",
+            "postgres",
+            "-d",
+            "lore",
+            "-Atc",
+            "SELECT 1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd="/",
+    )
+    assert attempt.returncode != 0
+    assert "Permission denied" in attempt.stderr, attempt.stderr
+    assert _tcp_listeners(_postmaster_pid(pg_data_dir / "pg")) == []
+    _assert_private(pg_data_dir)
+
+
+@ROOT_ONLY
+def test_another_uid_is_refused_even_if_it_reaches_the_socket(fresh_root: Path) -> None:
+    """Defence in depth: with the directory opened up by mistake, peer authentication still
+    turns `nobody` away (no trust line to fall back on)."""
+    url = subprocess.run(
+        [LORE, "db", "url"], env=_env(fresh_root), capture_output=True, text=True, timeout=120, check=True
+    ).stdout.strip()
+    sock_dir = Path(url.split("host=", 1)[1])
+    sock_dir.chmod(0o755)
+    (sock_dir / ".s.PGSQL.5432").chmod(0o777)
+    attempt = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            _bin("psql"),
+            "-h",
+            str(sock_dir),
+            "-U",
+            "postgres",
+            "-d",
+            "lore",
+            "-Atc",
+            "SELECT 1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd="/",
+    )
+    assert attempt.returncode != 0
+    assert (
+        "authentication failed" in attempt.stderr
+        or "no pg_ident" in attempt.stderr
+        or ("Peer authentication" in attempt.stderr)
+    ), attempt.stderr
+
+
+def _child_running(root: Path, parent: int, marker: Callable[[list[bytes]], bool]) -> bool:
+    for pid in _processes_under(root):
+        if pid == parent:
+            continue
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker(argv):
+            return True
+    return False
+
+
+PHASES: dict[str, Callable[[list[bytes]], bool]] = {
+    "during initdb": lambda argv: argv[0].endswith(b"/initdb"),
+    "during database creation": lambda argv: b"--single" in argv,
+    "while the server starts": lambda argv: (
+        argv[0].endswith(b"/pg_ctl") or (argv[0].endswith(b"/postgres") and b"--single" not in argv)
+    ),
+}
+
+
+@pytest.mark.parametrize("phase", list(PHASES))
+def test_a_first_start_killed_at_any_point_never_leaves_an_open_cluster(fresh_root: Path, phase: str) -> None:
+    env = _env(fresh_root)
+    first = subprocess.Popen(
+        [LORE, "db", "start"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 60
+    try:
+        while not _child_running(fresh_root, first.pid, PHASES[phase]):
+            assert first.poll() is None, f"the first start finished before reaching the phase {phase!r}"
+            assert time.monotonic() < deadline, f"phase {phase!r} never seen"
+            time.sleep(0.002)
+    finally:
+        first.kill()  # kill -9 of lore itself; its children (initdb, postgres) are left to run on
+        first.wait(timeout=10)
+    # a half-made cluster is never at the real path
+    pg_version = fresh_root / "pg" / "PG_VERSION"
+    assert not pg_version.exists() or (fresh_root / "pg" / embedded.READY_MARKER).exists()
+    time.sleep(0.5)  # let any orphan finish or fail
+    again = subprocess.run([LORE, "db", "start"], env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    _assert_private(fresh_root)
+
+
+def test_sixteen_sessions_racing_the_first_start_lose_no_write(fresh_root: Path) -> None:
+    """16 MCP sessions opened at once on an empty data dir, 40 writes each: all acknowledged."""
+    sessions, writes = 16, 40
+    env = _env(fresh_root)
+    project = fresh_root / "proj"
+    project.mkdir()
+    Path(env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "race"\npaths = ["{project}"]\n')
+    failures: list[str] = []
+    acknowledged: list[str] = []
+
+    async def session(n: int) -> None:
+        async with lore_session(env, cwd=project, client=f"racer-{n}") as s:
+            for i in range(writes):
+                result = await call(s, "remember_fact", statement=f"racer {n} fact {i}")
+                if result.is_error:
+                    failures.append(text(result))
+                else:
+                    acknowledged.append(f"racer {n} fact {i}")
+
+    async def main() -> None:
+        with anyio.fail_after(240):
+            async with anyio.create_task_group() as tg:
+                for n in range(sessions):
+                    tg.start_soon(session, n)
+
+    anyio.run(main)
+    assert failures == [], failures[:3]
+    assert len(acknowledged) == sessions * writes
+    url = embedded.running_url({"LORE_DATA_DIR": str(fresh_root)})
+    assert url is not None
+    stored = {r[0] for r in _sql(url, "SELECT statement FROM facts WHERE space = 'race'")}
+    assert stored == set(acknowledged)
+
+
+@ROOT_ONLY
+def test_a_cluster_made_by_an_older_lore_is_locked_down_on_the_next_start(fresh_root: Path) -> None:
+    """An open cluster as the first lore made it (trust for every line) and then left listening on
+    TCP: the next start rewrites its access rules and restarts it private."""
+    pgdata = fresh_root / "pg"
+    pgdata.mkdir(mode=0o700)
+    shutil.chown(pgdata, user=embedded.OS_USER, group=embedded.OS_USER)
+    os.chmod(fresh_root, 0o711)
+    as_pg = ["setpriv", f"--reuid={embedded.OS_USER}", f"--regid={embedded.OS_USER}", "--clear-groups"]
+    subprocess.run(
+        [*as_pg, _bin("initdb"), "-D", str(pgdata), "-U", "postgres", "--auth=trust", "--no-instructions"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd="/",
+    )
+    with open(pgdata / "postgresql.conf", "a") as conf:
+        conf.write("\n# lore: unix socket only, small footprint\nmax_connections = 200\n")
+    sock = fresh_root / "run"
+    sock.mkdir()
+    shutil.chown(sock, user=embedded.OS_USER, group=embedded.OS_USER)
+    with socket.socket() as probe:  # a free loopback port for the old server (it is stopped below)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subprocess.run(
+        [
+            *as_pg,
+            _bin("pg_ctl"),
+            "-D",
+            str(pgdata),
+            "-l",
+            str(pgdata / "postgres.log"),
+            "-w",
+            "-o",
+            f"-k {sock} -h 127.0.0.1 -p {port}",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd="/",
+    )
+    old_pid = _postmaster_pid(pgdata)
+    assert _tcp_listeners(old_pid) != []
+
+    started = subprocess.run(
+        [LORE, "db", "start"], env=_env(fresh_root), capture_output=True, text=True, timeout=120
+    )
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert _postmaster_pid(pgdata) != old_pid
+    _assert_private(fresh_root)
+
+
+def test_the_server_is_never_reported_ready_before_its_database_exists(fresh_root: Path) -> None:
+    """Whoever finds the server running (the hook, a second session) connects at once: from the
+    first moment `running_url` answers, the `lore` database must be there."""
+    env = _env(fresh_root)
+    first = subprocess.Popen(
+        [LORE, "db", "start"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    seen: str | None = None
+    deadline = time.monotonic() + 90
+    try:
+        while seen is None and time.monotonic() < deadline:
+            seen = embedded.running_url({"LORE_DATA_DIR": str(fresh_root)})
+            if seen is None:
+                time.sleep(0.002)
+        assert seen is not None, "the server never came up"
+        assert _sql(seen, "SELECT current_database()") == [("lore",)]
+    finally:
+        _, err = first.communicate(timeout=90)
+    assert first.returncode == 0, err
+
+
+def test_doctor_reports_a_loose_socket_directory_with_the_fix(fresh_root: Path) -> None:
+    env = _env(fresh_root)
+    Path(env["LORE_CONFIG"]).write_text('default_space = "personal"\n[[space]]\nid = "personal"\n')
+    url = subprocess.run(
+        [LORE, "db", "start"], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert url.returncode == 0
+    healthy = subprocess.run([LORE, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+    assert "OK   embedded database reachable only by you" in healthy.stdout, healthy.stdout
+    (fresh_root / "run").chmod(0o755)
+    loose = subprocess.run([LORE, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+    assert loose.returncode == 1
+    assert "FAIL embedded database: its socket directory is mode 0755 (not private)" in loose.stdout
+    assert "`lore db stop` then `lore db start`" in loose.stdout
+    subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, timeout=60, check=True)
+    subprocess.run([LORE, "db", "start"], env=env, capture_output=True, timeout=120, check=True)
+    assert (fresh_root / "run").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_long_data_dir_path_gets_a_private_socket_directory(fresh_root: Path) -> None:
+    """A unix socket path has ~100 bytes: beyond that the socket goes to a private fallback
+    directory, made fresh (never a predictable shared /tmp name), and removed on stop."""
+    deep = fresh_root / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    env = {"LORE_DATA_DIR": str(deep)}
+    try:
+        url = embedded.start(env)
+        sock_dir = Path(url.split("host=", 1)[1])
+        assert not str(sock_dir).startswith(str(deep))
+        info = os.lstat(sock_dir)
+        assert (info.st_mode & 0o777) == 0o700 and not Path(sock_dir).is_symlink()
+        assert info.st_uid == os.stat(deep / "pg").st_uid  # the server's own user
+        assert _sql(url, "SELECT 1") == [(1,)]
+    finally:
+        embedded.stop(env)
+    assert not sock_dir.exists()
+
+
+def test_a_socket_directory_planted_as_a_symlink_is_refused(fresh_root: Path) -> None:
+    elsewhere = Path(tempfile.mkdtemp(prefix="lore-planted-", dir="/tmp"))
+    try:
+        (fresh_root / "run").symlink_to(elsewhere)
+        started = subprocess.run(
+            [LORE, "db", "start"], env=_env(fresh_root), capture_output=True, text=True, timeout=120
+        )
+        assert started.returncode != 0
+        assert (
+            f"{fresh_root / 'run'} should be the embedded PostgreSQL's socket directory but is a symlink"
+            in (started.stderr)
+        )
+        assert f"Remove {fresh_root / 'run'}" in started.stderr
+        assert list(elsewhere.iterdir()) == []
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
