@@ -1,4 +1,4 @@
-"""Session-start hook latency against its floor (SPEC §5, §12).
+"""Session-start hook latency against its floor (docs/design.md, Session start; Budgets).
 
 Measures, as whole processes from spawn to exit, on a warm embedded PostgreSQL holding N facts:
   hook   `lore hook session-start --client claude-code` (the real entry point, cold process each run)
@@ -157,7 +157,7 @@ order, LIMIT 400, with the count). Runs are interleaved (hook, floor, python, ..
 
 hook p50 / floor p50 = **{ratio:.2f}x**
 
-| target (SPEC §12) | measured | result |
+| target (docs/design.md, Budgets) | measured | result |
 |---|---|---|
 | hook p50 ≤ {TARGET_P50_MS:.0f} ms | {p50:.1f} ms | {verdict[p50 <= TARGET_P50_MS]} |
 | hook p50 ≤ {TARGET_RATIO:.0f}x the floor p50 | {ratio:.2f}x | {verdict[ratio <= TARGET_RATIO]} |

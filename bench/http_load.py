@@ -1,4 +1,5 @@
-"""HTTP load: 50 concurrent MCP sessions against one `lore serve --sign-in` on 127.0.0.1 (SPEC §9).
+"""HTTP load: 50 concurrent MCP sessions against one `lore serve --sign-in` on 127.0.0.1
+(docs/design.md, Serving).
 
 Ten users (each with a pushed config and a bearer token) open five sessions each through the SDK's
 streamable HTTP client; every session runs a mix of remember_fact, remember_note, search_notes and

@@ -1,4 +1,5 @@
-"""Message delivery latency: from the sender's COMMIT to the receiver holding the message (SPEC §7, §12).
+"""Message delivery latency: from the sender's COMMIT to the receiver holding the message
+(docs/design.md, Tasks and messages; Budgets).
 
 Two figures, on a private embedded PostgreSQL (a temporary LORE_DATA_DIR under /tmp, stopped and
 removed on exit, Ctrl-C included):
@@ -167,7 +168,7 @@ session, answered with `reply_to` by another process.
 
 {rows}
 
-| target (SPEC §12) | measured | result |
+| target (docs/design.md, Budgets) | measured | result |
 |---|---|---|
 | message commit to delivery p50 < {TARGET_P50_MS:.0f} ms | {measured} | {passed} |
 

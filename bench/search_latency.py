@@ -1,4 +1,4 @@
-"""search_notes latency at scale (SPEC §12: 100,000 notes, p50 <= 30 ms, p95 <= 80 ms, query
+"""search_notes latency at scale (docs/design.md, Budgets: 100,000 notes, p50 <= 30 ms, p95 <= 80 ms, query
 embedding included), and write throughput.
 
 1. A fresh embedded PostgreSQL (a temporary LORE_DATA_DIR, lore's own settings) and one space.
@@ -394,7 +394,7 @@ def report(
         "  so that space/kind/tag filters still yield 50 rows): top-50 recall against an exact scan 0.98",
         "  at 10,000 notes, 0.95 at 100,000.",
         "",
-        "| target (SPEC §12) | measured | result |",
+        "| target (docs/design.md, Budgets) | measured | result |",
         "|---|---|---|",
         f"| p50 <= 30 ms | {p50:.1f} ms | **{'PASS' if p50 <= 30 else 'FAIL'}** |",
         f"| p95 <= 80 ms | {p95:.1f} ms | **{'PASS' if p95 <= 80 else 'FAIL'}** |",

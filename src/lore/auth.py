@@ -1,4 +1,5 @@
-"""Users and their sign-in tokens (SPEC §9): created by `lore token create USER`, stored hashed.
+"""Users and their sign-in tokens (docs/design.md, Serving): created by `lore token create USER`,
+stored hashed.
 
 A token is `lore_` + 43 url-safe characters (256 random bits). Only its SHA-256 is stored: a
 high-entropy secret needs no slow hash, and a digest lookup cannot be turned into a timing oracle

@@ -1,4 +1,4 @@
-"""Edges: typed, directed links between two notes of one space (SPEC §3), and the 1-hop
+"""Edges: typed, directed links between two notes of one space (docs/design.md, Edges), and the 1-hop
 neighbourhood that search_notes adds to its hits.
 
 Edges join note lineages (`n_<lineage>`), so a revised note keeps its links. They never cross

@@ -1,8 +1,9 @@
 """Likely credentials in text that is about to be stored. Pure: no database, no I/O.
 
 Memory is shown to every agent session of a space, exported in plain text and kept in history, so a
-write that holds a credential is refused (SPEC §3: erasing one is `lore purge`). A person who means to
-store such text passes `--allow-secret` to the CLI command; no tool argument can do it.
+write that holds a credential is refused (docs/design.md, Forget and purge: erasing one is
+`lore purge`). A person who means to store such text passes `--allow-secret` to the CLI command; no
+tool argument can do it.
 
 What is detected, each shape narrow enough that ordinary prose and code do not match:
 

@@ -1,4 +1,4 @@
-"""Which space a workspace belongs to, and why (SPEC section 2).
+"""Which space a workspace belongs to, and why (docs/design.md, Spaces).
 
 `resolve` is the one function the MCP server, the hook, the CLI and the HTTP server all call. Order:
 

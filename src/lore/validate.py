@@ -1,4 +1,5 @@
-"""Input limits, checked before anything is written (SPEC §4). Each error says what and how to fix."""
+"""Input limits, checked before anything is written (docs/design.md, Input limits). Each error says
+what and how to fix."""
 
 from __future__ import annotations
 

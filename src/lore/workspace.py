@@ -1,4 +1,4 @@
-"""Where a session's workspace comes from, and what git says about it (SPEC section 2).
+"""Where a session's workspace comes from, and what git says about it (docs/design.md, Spaces).
 
 Runs in the session-start hook, so it never spawns git: the repository, its worktrees and its remotes
 are read from the files under `.git`.

@@ -1,7 +1,7 @@
 """Where each client's session really starts (cwd `/` or `$HOME`, roots or none, env or none) and
 with the server arguments `lore install` writes for it: the resolved workspace is the project.
 
-Start-up conditions per client (CLIENTS.md; "seen" rows observed with the real CLI here):
+Start-up conditions per client (docs/design.md, Clients; "seen" rows observed with the real CLI here):
 Claude Code: cwd = launch dir, env CLAUDE_PROJECT_DIR, roots (seen). Gemini CLI: cwd, env
 GEMINI_PROJECT_DIR, roots (seen). Codex: cwd = session dir, no roots, env = HOME + env_vars (seen).
 OpenCode: cwd = project, env OPENCODE=1, no roots (seen). Cursor: cwd `/` or `$HOME`, no roots,
@@ -123,7 +123,8 @@ def test_cline_without_a_pinned_project_gets_no_signal(world: dict[str, Path]) -
 
 
 def test_a_worktree_and_a_moved_checkout_resolve_to_the_same_space(tmp_path: Path) -> None:
-    """git top-level, worktree mapping and `remotes` (SPEC §2) under a client that gives only cwd."""
+    """git top-level, worktree mapping and `remotes` (docs/design.md, Spaces) under a client that
+    gives only cwd."""
     home, project = tmp_path / "home", tmp_path / "home" / "src" / "acme-api"
     project.mkdir(parents=True)
 

@@ -1,7 +1,7 @@
 """Fixtures for tasks and messages: two or three spaces, and the embedder forced to fail.
 
-Messages and tasks never touch the embedder (SPEC §6, §7): every test here runs with
-`LORE_EMBEDDER=broken`, in this process and in every lore process it starts.
+Messages and tasks never touch the embedder (docs/design.md, Retrieval; Tasks and messages): every
+test here runs with `LORE_EMBEDDER=broken`, in this process and in every lore process it starts.
 """
 
 from __future__ import annotations

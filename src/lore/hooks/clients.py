@@ -1,4 +1,4 @@
-"""How each agent hands a hook its input and reads its output (SPEC §5, §11). A registry: one
+"""How each agent hands a hook its input and reads its output (docs/design.md, Session start). A registry: one
 adapter per client; an unknown name lists the known ones."""
 
 from __future__ import annotations
