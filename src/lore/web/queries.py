@@ -45,16 +45,14 @@ class Forgotten:
 
 _COUNTS = """
 SELECT s.space,
-       (SELECT count(*) FROM facts f WHERE f.space = s.space AND f.superseded_at IS NULL
-          AND f.valid_from <= now() AND (f.valid_to IS NULL OR f.valid_to > now())),
+       (SELECT count(*) FROM lore_facts_visible(ARRAY[s.space])),
        (SELECT count(*) FROM notes n WHERE n.space = s.space AND n.superseded_at IS NULL),
        (SELECT count(*) FROM notes n LEFT JOIN tasks t ON t.lineage = n.lineage
           WHERE n.space = s.space AND n.kind = 'task' AND n.superseded_at IS NULL
             AND coalesce(t.status, 'todo') <> 'done'),
-       (SELECT count(*) FROM tasks t JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
-          WHERE t.space = s.space AND t.status = 'inbox'),
-       (SELECT count(*) FROM messages m WHERE m.to_space = s.space AND m.read_at IS NULL)
-FROM unnest(%s::text[]) AS s(space)
+       w.inbox,
+       w.unread
+FROM unnest(%s::text[]) AS s(space), lore_inbox_counts(s.space) AS w
 """
 
 _SEEN = """
