@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,6 +133,53 @@ def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) 
             "make it a readable UTF-8 text file, or run `lore init` after moving it away",
         ) from None
     return parse_config(text, path)
+
+
+Signature = tuple[int, int, int, int, int]
+
+
+def file_signature(path: Path) -> Signature | None:
+    """What changes when the file is edited, replaced or moved aside: (mtime_ns, size, inode,
+    device, ctime_ns) from one `os.stat` (through symlinks); None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+class LiveConfig:
+    """The config file as it is now, for long-running processes (`lore serve`, `lore mcp`).
+
+    Each `get()` costs one `os.stat`; the file is read and parsed again only when its signature
+    changed (no polling thread). A file that became invalid (or went missing) raises its ConfigError
+    on every call, never the last good config, until it is fixed. Thread-safe."""
+
+    def __init__(self, env: Mapping[str, str], path: Path | None = None) -> None:
+        self.env = env
+        self.path = path if path is not None else config_path(env)
+        self.loads = 0  # how many times the file was read (tests, logs)
+        self._lock = threading.Lock()
+        self._signature: Signature | None = None
+        self._config: Config | None = None
+        self._error: ConfigError | None = None
+
+    def get(self) -> Config:
+        # Stat before reading: an edit that lands while the file is read changes the signature
+        # again, so the next call reads it once more.
+        signature = file_signature(self.path)
+        with self._lock:
+            if self.loads == 0 or signature != self._signature:
+                self._signature = signature
+                self.loads += 1
+                try:
+                    self._config, self._error = load_config(self.env, self.path), None
+                except ConfigError as exc:
+                    self._config, self._error = None, exc
+            if self._error is not None:  # a fresh copy: re-raising one instance grows its traceback
+                raise ConfigError(self._error.message, self._error.hint)
+            assert self._config is not None
+            return self._config
 
 
 def parse_config(text: str, path: Path) -> Config:

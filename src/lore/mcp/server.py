@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -27,13 +28,13 @@ from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVeri
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 from psycopg_pool import ConnectionPool
 from pydantic import ValidationError
 
 from lore import __version__
-from lore.config import Config, load_config
+from lore.config import Config, LiveConfig
 from lore.db import connect as db
 from lore.errors import ConfigError, Conflict, LoreError, Refused
 from lore.redact import redact
@@ -50,6 +51,17 @@ INSTRUCTIONS = (
     "lore is the memory shared by the user's coding agents. The server picks the memory space from "
     "the session's workspace; never pass a space. Recall before assuming; remember durable facts."
 )
+# Lines a tool call's result starts with (a session whose space changed): set by LoreServer.call_tool.
+_NOTICES: ContextVar[list[str] | None] = ContextVar("lore_notices", default=None)
+MAX_CACHED_SESSIONS = 1000
+
+
+@dataclass(frozen=True)
+class _Cached:
+    """A session resolved from signals asked once (roots, cwd), and the config it was resolved with."""
+
+    config: Config
+    context: SessionContext
 
 
 @dataclass
@@ -60,15 +72,19 @@ class AppState:
     transport: Literal["stdio", "http"]
     workspace_arg: str | None = None
     cwd: str = field(default_factory=os.getcwd)
-    _config: Config | None = None
-    _config_error: LoreError | None = None
+    _live: LiveConfig = field(init=False)
     _pool: ConnectionPool | None = None
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
-    _sessions: dict[str, SessionContext] = field(default_factory=dict)
+    _sessions: dict[str, _Cached] = field(default_factory=dict)
+    # The space each session was last given (key: user|session): to say so when it changes.
+    _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
     # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
     accounts: Accounts | None = None
     # lore.embed_worker.Retrieval: the embedder (loaded lazily) and the background embedding worker.
     retrieval: Any = None
+
+    def __post_init__(self) -> None:
+        self._live = LiveConfig(self.env)
 
     def user(self) -> str | None:
         """The signed-in user of the current request in sign-in mode; None in local mode."""
@@ -85,15 +101,18 @@ class AppState:
         return self._local_config()
 
     def _local_config(self) -> Config:
-        if self._config is None and self._config_error is None:
-            try:
-                self._config = load_config(self.env)
-            except LoreError as exc:
-                self._config_error = exc
-        if self._config_error is not None:
-            raise self._config_error
-        assert self._config is not None
-        return self._config
+        """The config file as it is now: one os.stat per call, parsed again when it changed. An
+        invalid file raises its ConfigError (file, line, fix), never the last good config."""
+        live, loads = self._live, self._live.loads
+        try:
+            config = live.get()
+        except ConfigError as exc:
+            if live.loads != loads:
+                log.warning("config %s is not usable: %s", live.path, exc.message)
+            raise
+        if loads and live.loads != loads:
+            log.info("config %s changed: read again (spaces: %s)", live.path, ", ".join(config.ids))
+        return config
 
     def pool(self) -> ConnectionPool:
         """Opened on first use (so `initialize` never waits for the database), migrated once."""
@@ -204,9 +223,20 @@ class AppState:
         return build(WorkspaceSignal(Path(_path(workspace)), rule), config, env, source)
 
     async def session(self, ctx: Context[Any, Any]) -> SessionContext:
+        """This MCP session's context, resolved against the config as it is now. When the space
+        changed since the session's last call (the config was edited), the tool result says so."""
         config, env, prefix = await self.scope()
-        session = ctx.session
-        params = session.client_params
+        # stdio serves one client per process; HTTP sessions are told apart by their session id.
+        sid = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
+        resolved = await self._session(ctx, config, env, prefix + sid if sid else "")
+        if sid:
+            self._track(f"{self.user() or ''}|{sid}", resolved, config)
+        return resolved
+
+    async def _session(
+        self, ctx: Context[Any, Any], config: Config, env: Mapping[str, str], key: str
+    ) -> SessionContext:
+        params = ctx.session.client_params
         source = params.client_info.name if params is not None and params.client_info else "unknown"
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
@@ -216,32 +246,53 @@ class AppState:
                 return build(signal, config, env, source)
             if header:
                 log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
-        # stdio serves one client per process; HTTP sessions are told apart by their session id.
-        key = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
-        key = prefix + key if key else ""
         cached = self._sessions.get(key) if key else None
         if cached is not None:
-            return cached
-        roots: list[str] = []
-        # Over HTTP the server's own environment and directory say nothing about the client.
-        local = self.env if self.transport == "stdio" else {}
-        signal = choose_workspace(self.workspace_arg, local, [], self.cwd)
-        if signal.source == "cwd" or self.transport == "http":
-            roots = await _roots(ctx)
-            if roots or self.transport == "stdio":
-                signal = choose_workspace(self.workspace_arg, local, roots, self.cwd)
-            else:
-                raise ConfigError(
-                    "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
-                    "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
-                )
-        resolved = build(signal, config, env, source)
-        log.info("session %s: %s", source, resolved.describe())
+            if cached.config is config:
+                return cached.context
+            # The config changed: the same workspace, resolved again (roots are not asked again).
+            resolved = build(cached.context.signal, config, env, source)
+        else:
+            roots: list[str] = []
+            # Over HTTP the server's own environment and directory say nothing about the client.
+            local = self.env if self.transport == "stdio" else {}
+            signal = choose_workspace(self.workspace_arg, local, [], self.cwd)
+            if signal.source == "cwd" or self.transport == "http":
+                roots = await _roots(ctx)
+                if roots or self.transport == "stdio":
+                    signal = choose_workspace(self.workspace_arg, local, roots, self.cwd)
+                else:
+                    raise ConfigError(
+                        "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
+                        "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
+                    )
+            resolved = build(signal, config, env, source)
+            log.info("session %s: %s", source, resolved.describe())
         if key:
-            if len(self._sessions) > 1000:
+            if len(self._sessions) > MAX_CACHED_SESSIONS:
                 self._sessions.clear()
-            self._sessions[key] = resolved
+            self._sessions[key] = _Cached(config, resolved)
         return resolved
+
+    def _track(self, key: str, resolved: SessionContext, config: Config) -> None:
+        """Remember the space this session was given; when it differs from its last call's, add a
+        notice to the tool result (an agent must not keep believing it writes where it did)."""
+        last = self._spaces.get(key)
+        if last is None and len(self._spaces) > MAX_CACHED_SESSIONS:
+            self._spaces.clear()
+        self._spaces[key] = (resolved.space, config)
+        if last is None or last[0] == resolved.space:
+            return
+        old, new = last[0], resolved.space
+        why = "the config changed: " if last[1] is not config else ""
+        notice = (
+            f"Note: this session's space changed from `{old}` to `{new}` since its last call "
+            f"({why}{resolved.resolved.reason}); it now writes to `{new}`."
+        )
+        log.info("session %s: space changed from %s to %s", key.rsplit("|", 1)[-1][:12], old, new)
+        notices = _NOTICES.get()
+        if notices is not None and notice not in notices:
+            notices.append(notice)
 
 
 async def _roots(ctx: Context[Any, Any]) -> list[str]:
@@ -284,12 +335,22 @@ class LoreServer(MCPServer[AppState]):
                     f"Unknown argument(s) for {name}: {', '.join(extra)}.\n"
                     f"Use only: {', '.join(sorted(declared)) or 'no arguments'}."
                 )
+        notices: list[str] = []  # filled by AppState.session when this session's space changed
+        token = _NOTICES.set(notices)
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_explain(name, exc.__cause__)) from exc
+            if notices:
+                raise ToolError("\n".join([*notices, str(exc)])) from exc
             raise
+        finally:
+            _NOTICES.reset(token)
+        if notices and isinstance(result, CallToolResult):
+            notes = [TextContent(type="text", text=line) for line in notices]
+            result = result.model_copy(update={"content": [*notes, *result.content]})
+        return result
 
     async def run_stdio_async(self) -> None:
         """stdio with every malformed request answered (lore.mcp.stdio_guard), never left hanging."""
