@@ -1,4 +1,4 @@
-"""The config file: find it, parse it, validate it, freeze it (SPEC section 2).
+"""The config file: find it, parse it, validate it, freeze it (docs/design.md, Spaces).
 
 Light on purpose (stdlib + platformdirs): the session-start hook imports it. Every error names the
 file, the line where it can be found, and the fix.
