@@ -13,10 +13,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from lore.accounts import Accounts
 from lore.db import migrate
 from lore.errors import LoreError
 from lore.http import api
-from lore.http.accounts import Accounts
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
 from lore.mcp.server import AppState, create_server
 

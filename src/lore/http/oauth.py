@@ -31,7 +31,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from lore import auth
 from lore.http.signin import SCOPE, LoreAccessToken, access_token
-from lore.mcp.server import AppState
+from lore.runtime import Runtime
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)
@@ -52,7 +52,7 @@ class LoreRefreshToken(RefreshToken):
 class OAuthProvider:
     """`OAuthAuthorizationServerProvider` over lore's tables."""
 
-    def __init__(self, state: AppState, base_url: str) -> None:
+    def __init__(self, state: Runtime, base_url: str) -> None:
         self.state = state
         self.base_url = base_url.rstrip("/")
         self.resource = f"{self.base_url}/mcp"
@@ -87,7 +87,7 @@ class OAuthProvider:
         )
         return f"{self.base_url}{SIGN_IN_PATH}?request={request_id}"
 
-    def register_routes(self, server: MCPServer[AppState]) -> None:
+    def register_routes(self, server: MCPServer[Any]) -> None:
         @server.custom_route(SIGN_IN_PATH, methods=["GET", "POST"])  # type: ignore[untyped-decorator]
         async def sign_in(request: Request) -> Response:
             if request.method == "GET":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcp.server.auth.provider import AccessToken
 
 from lore import auth
-from lore.mcp.server import AppState
+from lore.runtime import Runtime
 
 SCOPE = "lore"
 
@@ -40,7 +40,7 @@ def access_token(principal: auth.Principal, resource: str | None = None) -> Lore
 class DatabaseTokenVerifier:
     """Personal tokens (`lore token create`): valid while neither revoked nor expired."""
 
-    def __init__(self, state: AppState) -> None:
+    def __init__(self, state: Runtime) -> None:
         self.state = state
 
     async def verify_token(self, token: str) -> AccessToken | None:

@@ -1,10 +1,8 @@
 """Retrieval tools: `search_notes` (one of the six core tools, registered in their order by
 lore.mcp.tools), then `link_notes` and `mark_irrelevant`.
 
-The query's embedding is made with a deadline (lore.embeddings.runner): an embedder that is
-down or stuck turns a search into a keyword search, never into an error or a wait. The keyword
-half of a search runs in PostgreSQL while the query is embedded, and the vector half as soon as
-the vector is there (two pooled connections at most, each briefly).
+The search itself (both halves at once, fusion, the similarity floor) is lore.retrieve.find,
+which the web UI calls too.
 """
 
 from __future__ import annotations
@@ -13,14 +11,12 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from lore import graph, search, validate
-from lore.embed_worker import Retrieval, settings_for
+from lore import graph, retrieve, search, validate
 from lore.errors import LoreError
 from lore.mcp.server import AppState
 
@@ -37,41 +33,6 @@ async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
         return await fn()
     except LoreError as exc:
         raise ToolError(str(exc)) from exc
-
-
-def retrieval(state: AppState) -> Retrieval:
-    """The process's embedder runner and worker (created on first use; loads no model)."""
-    if state.retrieval is None:
-        from lore.config import load_config
-
-        state.retrieval = Retrieval(
-            state.env, settings_for(lambda: load_config(state.env)), lambda: state.pool().connection()
-        )
-    assert isinstance(state.retrieval, Retrieval)
-    return state.retrieval
-
-
-def start(state: AppState) -> None:
-    """Server start-up (lifespan): begin embedding pending notes in the background."""
-    retrieval(state).worker.start()
-
-
-def poke(state: AppState) -> None:
-    """A note was written: embed it now rather than at the next poll."""
-    if state.retrieval is not None:
-        state.retrieval.worker.poke()
-
-
-async def query_vector(state: AppState, text: str) -> tuple[list[float] | None, str | None]:
-    runner = retrieval(state).runner
-    vector = await anyio.to_thread.run_sync(runner.query, text)
-    return vector, (runner.model if vector is not None else None)
-
-
-def _first(group: BaseExceptionGroup) -> BaseException:
-    """The first error of a task group (a LoreError stays a LoreError for `_guard`)."""
-    inner = group.exceptions[0]
-    return _first(inner) if isinstance(inner, BaseExceptionGroup) else inner
 
 
 def _line(hit: search.Hit) -> str:
@@ -102,46 +63,9 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
             if not isinstance(limit, int) or not 1 <= limit <= 20:
                 raise ToolError("limit must be between 1 and 20.")
             session = await state.session(ctx)
-            runner = retrieval(state).runner
-            readable = session.readable
-
-            # Both halves at once: the keyword one in PostgreSQL while this process embeds the query,
-            # then the vector one (another pooled connection) while the keyword one may still run.
-            async def vector_half() -> tuple[list[float] | None, str | None, list[search.Candidate]]:
-                vector, model = await query_vector(state, q)
-                if vector is None or model is None:
-                    return None, None, []
-                nearest = await state.run(
-                    lambda c: search.vector_candidates(
-                        c, readable, vector, model=model, kinds=ks, tags=labels
-                    )
-                )
-                return vector, model, nearest
-
-            halves: dict[str, Any] = {}
-            try:
-                async with anyio.create_task_group() as tasks:
-
-                    async def run_vector_half() -> None:
-                        halves["vector"] = await vector_half()
-
-                    tasks.start_soon(run_vector_half)
-                    halves["keyword"] = await state.run(
-                        lambda c: search.keyword_part(
-                            c, readable, q, model=runner.model, kinds=ks, tags=labels
-                        )
-                    )
-            except BaseExceptionGroup as group:
-                raise _first(group) from None
-            part: search.KeywordPart = halves["keyword"]
-            vector, model, nearest = halves["vector"]
-            floor = runner.min_similarity()
-            hits = await state.run(
-                lambda c: search.search(
-                    c, session.readable, q, session_space=session.space, vector=vector, model=model,
-                    min_similarity=floor, kinds=ks, tags=labels, limit=limit, keyword=part, nearest=nearest,
-                )
-            )  # fmt: skip
+            hits = await retrieve.find(
+                state, session.readable, q, session_space=session.space, kinds=ks, tags=labels, limit=limit
+            )
             if not hits:
                 return _result(f"No notes match {q!r}.", {"results": []})
             results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
@@ -193,7 +117,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
             q = validate.text(query, "query", max_chars=1000)
             assert q is not None
             session = await state.session(ctx)
-            vector, model = await query_vector(state, q)
+            vector, model = await retrieve.query_vector(state, q)
             await state.run(
                 lambda c: search.mark_irrelevant(
                     c, session.origin, session.readable, lineage, q, vector=vector, model=model

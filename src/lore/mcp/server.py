@@ -9,44 +9,29 @@ The server, never the model, decides the space: each session's workspace comes f
 from __future__ import annotations
 
 import logging
-import os
-import random
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
-from urllib.parse import unquote, urlparse
+from typing import Any
 
 import anyio
-import psycopg
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
-from psycopg_pool import ConnectionPool
 from pydantic import ValidationError
 
-from lore import __version__
-from lore.config import Config, LiveConfig
-from lore.db import connect as db
-from lore.errors import ConfigError, Conflict, LoreError, Refused
-from lore.redact import redact
+from lore import __version__, retrieve
+from lore.config import Config
+from lore.errors import ConfigError
+from lore.runtime import WORKSPACE_HEADER, Runtime, file_path
 from lore.session import SessionContext, build
 from lore.workspace import WorkspaceSignal, choose_workspace, usable
 
-if TYPE_CHECKING:
-    from lore.http.accounts import Accounts
-
 log = logging.getLogger("lore.mcp")
-T = TypeVar("T")
-WORKSPACE_HEADER = "x-lore-workspace"
 INSTRUCTIONS = (
     "lore is the memory shared by the user's coding agents. The server picks the memory space from "
     "the session's workspace; never pass a space. Recall before assuming; remember durable facts."
@@ -65,162 +50,12 @@ class _Cached:
 
 
 @dataclass
-class AppState:
-    """What every tool call needs: config, database pool, and each session's resolved space."""
+class AppState(Runtime):
+    """The runtime plus what MCP sessions need: each session's resolved space, remembered."""
 
-    env: Mapping[str, str]
-    transport: Literal["stdio", "http"]
-    workspace_arg: str | None = None
-    cwd: str = field(default_factory=os.getcwd)
-    _live: LiveConfig = field(init=False)
-    _pool: ConnectionPool | None = None
-    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
     _sessions: dict[str, _Cached] = field(default_factory=dict)
     # The space each session was last given (key: user|session): to say so when it changes.
     _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
-    # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
-    accounts: Accounts | None = None
-    # lore.embed_worker.Retrieval: the embedder (loaded lazily) and the background embedding worker.
-    retrieval: Any = None
-
-    def __post_init__(self) -> None:
-        self._live = LiveConfig(self.env)
-
-    def user(self) -> str | None:
-        """The signed-in user of the current request in sign-in mode; None in local mode."""
-        if self.accounts is None:
-            return None
-        token = get_access_token()
-        if token is None or not token.subject:
-            raise Refused("This request is not signed in.", "Send `Authorization: Bearer <lore token>`.")
-        return token.subject
-
-    def config(self) -> Config:
-        if self.accounts is not None:
-            return self.accounts.get(self.user() or "").config
-        return self._local_config()
-
-    def _local_config(self) -> Config:
-        """The config file as it is now: one os.stat per call, parsed again when it changed. An
-        invalid file raises its ConfigError (file, line, fix), never the last good config."""
-        live, loads = self._live, self._live.loads
-        try:
-            config = live.get()
-        except ConfigError as exc:
-            if live.loads != loads:
-                log.warning("config %s is not usable: %s", live.path, exc.message)
-            raise
-        if loads and live.loads != loads:
-            log.info("config %s changed: read again (spaces: %s)", live.path, ", ".join(config.ids))
-        return config
-
-    def pool(self) -> ConnectionPool:
-        """Opened on first use (so `initialize` never waits for the database), migrated once."""
-        with self._pool_lock:
-            if self._pool is None:
-                target = db.target(self._database_url(), self.env)
-                with db.connect(target.url) as conn:
-                    from lore.db import migrate
-
-                    migrate.upgrade(conn)
-                self._pool = ConnectionPool(
-                    target.url,
-                    min_size=1,
-                    max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
-                    check=ConnectionPool.check_connection,
-                    kwargs={"options": "-c statement_timeout=30000", "application_name": "lore"},
-                    open=True,
-                    name="lore",
-                )
-            return self._pool
-
-    def _database_url(self) -> str | None:
-        if self.accounts is None:
-            return self._local_config().database_url
-        try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
-            return self._local_config().database_url
-        except ConfigError:
-            return None
-
-    def warm(self) -> None:
-        """Start the database in the background so the first tool call does not wait for it."""
-
-        def run() -> None:
-            try:
-                self.pool()
-            except LoreError as exc:
-                log.warning("database not ready yet: %s", exc.message)
-            except Exception:  # never let warm-up kill the server; the first call reports it
-                log.exception("database warm-up failed")
-
-        threading.Thread(target=run, name="lore-warm", daemon=True).start()
-
-    def close(self) -> None:
-        if self.retrieval is not None:
-            self.retrieval.close()
-        if self._pool is not None:
-            self._pool.close()
-
-    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
-        def call() -> T:
-            for attempt in range(3):
-                try:
-                    with db.translated(), self.connection() as conn:
-                        return fn(conn)
-                except Conflict as exc:
-                    # PostgreSQL rolled the whole transaction back (a deadlock between two sessions'
-                    # writes): nothing was written, so running it again is safe.
-                    if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
-                        raise
-                    time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
-            raise AssertionError("unreachable")
-
-        return await anyio.to_thread.run_sync(call)
-
-    @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection. When none comes in time (the database was killed, restarted or is
-        down), the pool is replaced by a fresh one (starting the embedded server again if it is
-        not running) and asked once more: a live session recovers by itself, without waiting out
-        the old pool's reconnection backoff. Only getting a connection is retried, never a call."""
-        pool = self.pool()
-        wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
-        try:
-            conn = pool.getconn(timeout=min(wait, 3.0))
-        except psycopg.OperationalError as exc:  # PoolTimeout included
-            stats = pool.get_stats()
-            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
-                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
-            else:
-                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
-                self._drop_pool(pool)
-                pool = self.pool()
-                conn = pool.getconn(timeout=wait)
-        try:
-            with conn:
-                yield conn
-        finally:
-            pool.putconn(conn)
-
-    def _drop_pool(self, pool: ConnectionPool) -> None:
-        with self._pool_lock:
-            if self._pool is pool:
-                self._pool = None
-        closing = threading.Thread(target=pool.close, kwargs={"timeout": 5}, name="lore-close", daemon=True)
-        closing.start()
-
-    async def scope(self) -> tuple[Config, Mapping[str, str], str]:
-        """(config, environment to resolve with, cache prefix) for the current request."""
-        user = self.user()
-        if self.accounts is None or user is None:
-            return self.config(), self.env, ""
-        account = await self.accounts.fresh(user)
-        return account.config, account.env(), f"{user}|{account.version}|"
-
-    async def session_for(self, workspace: str, source: str, rule: str) -> SessionContext:
-        """A session for a workspace named by the client (header, API parameter)."""
-        config, env, _ = await self.scope()
-        return build(WorkspaceSignal(Path(_path(workspace)), rule), config, env, source)
 
     async def session(self, ctx: Context[Any, Any]) -> SessionContext:
         """This MCP session's context, resolved against the config as it is now. When the space
@@ -241,8 +76,8 @@ class AppState:
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
             # An unexpanded `${PWD}` or a relative path names nothing on this server: use roots.
-            if usable(header) and Path(_path(header)).is_absolute():
-                signal = WorkspaceSignal(Path(_path(header)), "header X-Lore-Workspace")
+            if usable(header) and Path(file_path(header)).is_absolute():
+                signal = WorkspaceSignal(Path(file_path(header)), "header X-Lore-Workspace")
                 return build(signal, config, env, source)
             if header:
                 log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
@@ -306,12 +141,6 @@ async def _roots(ctx: Context[Any, Any]) -> list[str]:
         log.info("roots/list failed: %r", exc)
         return []
     return [str(root.uri) for root in result.roots]
-
-
-def _path(value: str) -> str:
-    if value.startswith("file://"):
-        return unquote(urlparse(value).path)
-    return value
 
 
 class LoreServer(MCPServer[AppState]):
@@ -392,7 +221,7 @@ def create_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> Any:
         state.warm()
-        search_tools.start(state)  # background embedding; loads no model until a row needs one
+        retrieve.start(state)  # background embedding; loads no model until a row needs one
         try:
             yield state
         finally:

@@ -12,7 +12,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
-from lore import facts, notes, render, validate
+from lore import facts, notes, render, retrieve, validate
 from lore.errors import LoreError
 from lore.mcp import search_tools
 from lore.mcp.server import AppState
@@ -89,7 +89,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
             note = await state.run(
                 lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
             )
-            search_tools.poke(state)  # embedded in the background, never waited for
+            retrieve.poke(state)  # embedded in the background, never waited for
             return _result(
                 f"Remembered {note.id} ({note.kind}) in space {note.space}.",
                 {"id": note.id, "kind": note.kind, "space": note.space},

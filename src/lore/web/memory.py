@@ -13,9 +13,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore import facts, graph, notes, render, search, validate
+from lore import facts, graph, notes, render, retrieve, search, validate
 from lore.errors import InvalidInput, NotFound
-from lore.mcp import search_tools
 from lore.timeline import parse_time
 from lore.web import queries, svg
 
@@ -146,15 +145,10 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     if query:
         q = validate.text(query, "query", max_chars=1000)
         assert q is not None
-        # The same core as search_notes: query embedding under its deadline, fusion, threshold.
-        vector, model = await search_tools.query_vector(ui.state, q)
-        floor = search_tools.retrieval(ui.state).runner.min_similarity()
-        hits = await ui.state.run(
-            lambda c: search.search(
-                c, spaces, q, session_space=spaces[0] if chosen else "", vector=vector, model=model,
-                min_similarity=floor, kinds=kinds, limit=20,
-            )
-        )  # fmt: skip
+        # The same core as search_notes: both halves at once, fusion, the similarity floor.
+        hits = await retrieve.find(
+            ui.state, spaces, q, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
+        )
     lineages = [int(h.id[2:]) for h in hits]
     shown = await ui.state.run(
         lambda c: notes.current(c, spaces, lineages) if query else {n.lineage: n for n in notes.recent(
@@ -216,7 +210,7 @@ async def note_edit(ui: UI, request: Request, viewer: Viewer) -> Response:
         lambda c: notes.revise(c, viewer.origin(note.space), viewer.ids, note.lineage, body=body, kind=kind,
                                title=title, tags=tags)
     )  # fmt: skip
-    search_tools.poke(ui.state)  # embedded in the background, as a note written by a tool
+    retrieve.poke(ui.state)  # embedded in the background, as a note written by a tool
     return RedirectResponse(f"/notes/{note.id}?done=edited", 303)
 
 

@@ -28,7 +28,7 @@ from typing import Protocol
 import psycopg
 
 from lore import auth
-from lore.mcp.server import AppState
+from lore.runtime import Runtime
 
 PREFIX = "lorew_"
 CLIENT_ID = "lore-web"
@@ -96,7 +96,7 @@ DELETE FROM tokens WHERE user_name = %s AND kind = 'access' AND client_id = %s
 class DatabaseSessions:
     """Sign-in mode: sessions as child rows of the personal token (see the module docstring)."""
 
-    def __init__(self, state: AppState) -> None:
+    def __init__(self, state: Runtime) -> None:
         self.state = state
 
     async def start(self, principal: auth.Principal | None) -> Session:

@@ -1,0 +1,202 @@
+"""The runtime: what every entry point needs, built once per process (the MCP server's lifespan,
+`lore serve`'s app, the web UI): the config as it is now, the database pool, the retrieval
+machinery and, in sign-in mode, the accounts. Adapters (MCP tools, /api, the web UI) parse their
+input, call the core with what this gives them, and format the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from urllib.parse import unquote, urlparse
+
+import anyio
+import psycopg
+from mcp.server.auth.middleware.auth_context import get_access_token
+from psycopg_pool import ConnectionPool
+
+from lore.config import Config, LiveConfig
+from lore.db import connect as db
+from lore.errors import ConfigError, Conflict, LoreError, Refused
+from lore.redact import redact
+from lore.session import SessionContext, build
+from lore.workspace import WorkspaceSignal
+
+if TYPE_CHECKING:
+    from lore.accounts import Accounts
+
+log = logging.getLogger("lore.runtime")
+T = TypeVar("T")
+# The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
+WORKSPACE_HEADER = "x-lore-workspace"
+
+
+@dataclass
+class Runtime:
+    """Config, database pool and retrieval for one process; in sign-in mode, per-request users."""
+
+    env: Mapping[str, str]
+    transport: Literal["stdio", "http"]
+    workspace_arg: str | None = None
+    cwd: str = field(default_factory=os.getcwd)
+    _live: LiveConfig = field(init=False)
+    _pool: ConnectionPool | None = None
+    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
+    accounts: Accounts | None = None
+    # lore.retrieve: the embedder (loaded lazily) and the background embedding worker.
+    retrieval: Any = None
+
+    def __post_init__(self) -> None:
+        self._live = LiveConfig(self.env)
+
+    def user(self) -> str | None:
+        """The signed-in user of the current request in sign-in mode; None in local mode."""
+        if self.accounts is None:
+            return None
+        token = get_access_token()
+        if token is None or not token.subject:
+            raise Refused("This request is not signed in.", "Send `Authorization: Bearer <lore token>`.")
+        return token.subject
+
+    def config(self) -> Config:
+        if self.accounts is not None:
+            return self.accounts.get(self.user() or "").config
+        return self._local_config()
+
+    def _local_config(self) -> Config:
+        """The config file as it is now: one os.stat per call, parsed again when it changed. An
+        invalid file raises its ConfigError (file, line, fix), never the last good config."""
+        live, loads = self._live, self._live.loads
+        try:
+            config = live.get()
+        except ConfigError as exc:
+            if live.loads != loads:
+                log.warning("config %s is not usable: %s", live.path, exc.message)
+            raise
+        if loads and live.loads != loads:
+            log.info("config %s changed: read again (spaces: %s)", live.path, ", ".join(config.ids))
+        return config
+
+    def pool(self) -> ConnectionPool:
+        """Opened on first use (so `initialize` never waits for the database), migrated once."""
+        with self._pool_lock:
+            if self._pool is None:
+                target = db.target(self._database_url(), self.env)
+                with db.connect(target.url) as conn:
+                    from lore.db import migrate
+
+                    migrate.upgrade(conn)
+                self._pool = ConnectionPool(
+                    target.url,
+                    min_size=1,
+                    max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
+                    check=ConnectionPool.check_connection,
+                    kwargs={"options": "-c statement_timeout=30000", "application_name": "lore"},
+                    open=True,
+                    name="lore",
+                )
+            return self._pool
+
+    def _database_url(self) -> str | None:
+        if self.accounts is None:
+            return self._local_config().database_url
+        try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
+            return self._local_config().database_url
+        except ConfigError:
+            return None
+
+    def warm(self) -> None:
+        """Start the database in the background so the first tool call does not wait for it."""
+
+        def run() -> None:
+            try:
+                self.pool()
+            except LoreError as exc:
+                log.warning("database not ready yet: %s", exc.message)
+            except Exception:  # never let warm-up kill the server; the first call reports it
+                log.exception("database warm-up failed")
+
+        threading.Thread(target=run, name="lore-warm", daemon=True).start()
+
+    def close(self) -> None:
+        if self.retrieval is not None:
+            self.retrieval.close()
+        if self._pool is not None:
+            self._pool.close()
+
+    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
+        def call() -> T:
+            for attempt in range(3):
+                try:
+                    with db.translated(), self.connection() as conn:
+                        return fn(conn)
+                except Conflict as exc:
+                    # PostgreSQL rolled the whole transaction back (a deadlock between two sessions'
+                    # writes): nothing was written, so running it again is safe.
+                    if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
+                        raise
+                    time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+            raise AssertionError("unreachable")
+
+        return await anyio.to_thread.run_sync(call)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection. When none comes in time (the database was killed, restarted or is
+        down), the pool is replaced by a fresh one (starting the embedded server again if it is
+        not running) and asked once more: a live session recovers by itself, without waiting out
+        the old pool's reconnection backoff. Only getting a connection is retried, never a call."""
+        pool = self.pool()
+        wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
+        try:
+            conn = pool.getconn(timeout=min(wait, 3.0))
+        except psycopg.OperationalError as exc:  # PoolTimeout included
+            stats = pool.get_stats()
+            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
+                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
+            else:
+                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
+                self._drop_pool(pool)
+                pool = self.pool()
+                conn = pool.getconn(timeout=wait)
+        try:
+            with conn:
+                yield conn
+        finally:
+            pool.putconn(conn)
+
+    def _drop_pool(self, pool: ConnectionPool) -> None:
+        with self._pool_lock:
+            if self._pool is pool:
+                self._pool = None
+        closing = threading.Thread(target=pool.close, kwargs={"timeout": 5}, name="lore-close", daemon=True)
+        closing.start()
+
+    async def scope(self) -> tuple[Config, Mapping[str, str], str]:
+        """(config, environment to resolve with, cache prefix) for the current request."""
+        user = self.user()
+        if self.accounts is None or user is None:
+            return self.config(), self.env, ""
+        account = await self.accounts.fresh(user)
+        return account.config, account.env(), f"{user}|{account.version}|"
+
+    async def session_for(self, workspace: str, source: str, rule: str) -> SessionContext:
+        """A session for a workspace named by the client (header, API parameter)."""
+        config, env, _ = await self.scope()
+        return build(WorkspaceSignal(Path(file_path(workspace)), rule), config, env, source)
+
+
+def file_path(value: str) -> str:
+    """A workspace given as a `file://` URI or a plain path, as a path."""
+    if value.startswith("file://"):
+        return unquote(urlparse(value).path)
+    return value
