@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from lore import __version__
 from lore.errors import LoreError
 
+_PORT_HELP = "TCP port (default: $LORE_PORT if set, else 8765; 0: any free port, shown at start)"
+_PORT_EPILOG = "environment: LORE_PORT=N is the port when --port is not given (default 8765)."
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lore", description="One memory shared by every AI coding agent.")
@@ -20,9 +23,15 @@ def _parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="stdio MCP server for one agent session")
     mcp.add_argument("--workspace", metavar="DIR", help="the session's project directory")
 
-    serve = sub.add_parser("serve", help="MCP over streamable HTTP at /mcp, JSON API at /api (127.0.0.1)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve = sub.add_parser(
+        "serve",
+        help="MCP over streamable HTTP at /mcp, JSON API at /api (127.0.0.1)",
+        description="MCP over streamable HTTP at /mcp, the JSON API at /api and the web UI at /. "
+        "Without --sign-in: loopback only, no token, your own config file.",
+        epilog=_PORT_EPILOG,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, metavar="PORT", help=_PORT_HELP)
     serve.add_argument("--sign-in", action="store_true", help="every request needs a token; spaces per user")
     serve.add_argument("--oauth", action="store_true", help="--sign-in, plus the MCP OAuth flow")
     serve.add_argument("--public-url", metavar="URL", help="how clients reach this server (behind a proxy)")
@@ -41,7 +50,14 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("file", nargs="?", help="default: your lore config file")
     cfg.add_argument("--user", help="write straight into the database for USER (admin), not over HTTP")
 
-    sub.add_parser("run", help="prepare everything (database, config) and serve MCP over HTTP")
+    run = sub.add_parser(
+        "run",
+        help="prepare everything (database, config) and serve MCP over HTTP",
+        description="What `make run` runs: a starter config if none, the embedded database up and "
+        "migrated, then `lore serve` on 127.0.0.1.",
+        epilog=_PORT_EPILOG,
+    )
+    run.add_argument("--port", type=int, default=None, metavar="PORT", help=_PORT_HELP)
 
     db = sub.add_parser("db", help="the embedded PostgreSQL")
     db.add_argument("action", choices=["start", "stop", "status", "url"])
@@ -175,7 +191,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if command == "run":
         from lore.cli import serving
 
-        return serving.quickstart()
+        return serving.quickstart(args.port)
     if command == "db":
         from lore.cli import database
 

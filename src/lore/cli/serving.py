@@ -1,13 +1,21 @@
-"""`lore mcp` (stdio), `lore serve` (streamable HTTP) and `lore run` (the quick start)."""
+"""`lore mcp` (stdio), `lore serve` (streamable HTTP) and `lore run` (the quick start).
+
+`lore serve` and `lore run` bind their socket first and only then say they are up (a taken port is
+one line on stderr with a free one to use instead); uvicorn serves on that socket."""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import os
+import socket
 import sys
+from collections.abc import Callable, Mapping
 
-from lore.errors import Refused
+from lore.errors import InvalidInput, Refused
+
+DEFAULT_PORT = 8765
 
 
 def _logging(level: str = "warning") -> None:
@@ -29,81 +37,181 @@ def stdio(workspace: str | None) -> int:
     return 0
 
 
+def port_of(port: int | None, env: Mapping[str, str]) -> int:
+    """`--port` if given, else `$LORE_PORT`, else 8765."""
+    if port is None:
+        raw = env.get("LORE_PORT", "").strip()
+        if not raw:
+            return DEFAULT_PORT
+        try:
+            port = int(raw)
+        except ValueError:
+            raise InvalidInput(
+                f"LORE_PORT={raw!r} is not a port number",
+                f"Set LORE_PORT to a number from 0 to 65535 (0: any free port); unset: {DEFAULT_PORT}.",
+            ) from None
+    if not 0 <= port <= 65535:
+        raise InvalidInput(f"port {port} is out of range", "Use a port from 0 to 65535 (0: any free port).")
+    return port
+
+
+def listen(host: str, port: int, retry: str = "use --port {port}") -> socket.socket:
+    """A listening socket on host:port, before anything says the server is up. A taken port is one
+    line (no hint line): `retry` says how to ask for the free port it names."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: TIME_WAIT is fine
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            free = _free_port(host, family, port)
+            raise Refused(
+                f"port {port} on {host} is taken (another lore serve, or another program); "
+                f"port {free} is free: {retry.format(port=free)}"
+            ) from None
+        raise Refused(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            "Use a port above 1023 that is free (`--port 0` picks one), on an address of this machine.",
+        ) from None
+    return sock
+
+
+def _free_port(host: str, family: socket.AddressFamily, taken: int) -> int:
+    """A port free right now: the next few after the taken one, else any the kernel picks."""
+    candidates = [p for p in range(taken + 1, taken + 21) if p <= 65535] if taken else []
+    for candidate in [*candidates, 0]:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((host, candidate))
+            except OSError:
+                continue
+            return int(probe.getsockname()[1])
+    return 0
+
+
 def http(
     host: str,
-    port: int,
+    port: int | None,
     *,
     sign_in: bool = False,
     oauth: bool = False,
     public_url: str | None = None,
     stateless: bool = False,
     log_level: str = "warning",
+    sock: socket.socket | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> int:
     """`lore serve`. Without sign-in: loopback only, one user, the local config file. With
-    `--sign-in`: every request needs a bearer token; each user has their own spaces."""
+    `--sign-in`: every request needs a bearer token; each user has their own spaces.
+
+    `sock`: an already listening socket (`lore run` binds before preparing the database);
+    `announce`: called with the base URL once the socket listens and the app is built."""
     sign_in = sign_in or oauth
     if not sign_in and not _loopback(host):
+        if sock is not None:
+            sock.close()
         raise Refused(
             f"Refusing to serve on {host}: without sign-in lore binds loopback only "
             "(anyone who reached it could read and write memory).",
             "Use --host 127.0.0.1 (the default), or add --sign-in (every request then needs a token "
             "from `lore token create USER`).",
         )
+    if sock is None:
+        sock = listen(host, port_of(port, os.environ))
+    try:
+        return _serve(sock, host, sign_in, oauth, public_url, stateless, log_level, announce)
+    finally:
+        sock.close()
+
+
+def _serve(
+    sock: socket.socket,
+    host: str,
+    sign_in: bool,
+    oauth: bool,
+    public_url: str | None,
+    stateless: bool,
+    log_level: str,
+    announce: Callable[[str], None] | None,
+) -> int:
     _logging(log_level)
     import uvicorn
 
     from lore.http.app import Options, build
     from lore.mcp.server import AppState
 
+    port = int(sock.getsockname()[1])  # the real one, also when asked for port 0
     state = AppState(env=dict(os.environ), transport="http")
-    options = Options(host, port, sign_in, oauth, public_url, stateless)
     try:
-        app = build(state, options)
-    except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
-        first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise Refused(
-            f"Cannot serve OAuth at {options.base_url}: {first}",
-            "Give --public-url as the https:// address clients use (plain http only on 127.0.0.1).",
-        ) from None
-    mode = "sign-in" if sign_in else "local, no sign-in"
-    logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
-    link = getattr(app.state, "sign_in_link", None)
-    if link:  # local mode: only whoever sees this terminal can open the UI (or has a token)
-        logging.getLogger("lore").info("web UI: open %s to sign in (works once)", link)
-    else:
-        logging.getLogger("lore").info(
-            "web UI: %s/ (sign in with a token from `lore token create USER`)", options.base_url
-        )
-    try:
-        uvicorn.run(app, host=host, port=port, log_level=log_level)
+        options = Options(host, port, sign_in, oauth, public_url, stateless)
+        try:
+            app = build(state, options)
+        except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
+            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+            raise Refused(
+                f"Cannot serve OAuth at {options.base_url}: {first}",
+                "Give --public-url as the https:// address clients use (plain http only on 127.0.0.1).",
+            ) from None
+        if announce is not None:
+            announce(options.base_url)
+        mode = "sign-in" if sign_in else "local, no sign-in"
+        # The ready line: the socket listens already, so a client that reads it can connect.
+        logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
+        link = getattr(app.state, "sign_in_link", None)
+        if link:  # local mode: only whoever sees this terminal can open the UI (or has a token)
+            logging.getLogger("lore").info("web UI: open %s to sign in (works once)", link)
+        else:
+            logging.getLogger("lore").info(
+                "web UI: %s/ (sign in with a token from `lore token create USER`)", options.base_url
+            )
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:  # Ctrl-C: a normal stop
+            return 0
+        return 0 if server.started else 1
     finally:
         state.close()
-    return 0
 
 
-def quickstart() -> int:
+def quickstart(port: int | None = None) -> int:
     """`make run`: a config if none, the embedded database up and migrated, then HTTP MCP."""
-    from lore.config import config_path
-    from lore.db import connect, migrate
+    port = port_of(port, os.environ)
+    # The port first: a taken one is said before the database is started for nothing.
+    sock = listen("127.0.0.1", port, "use `lore run --port {port}` (or LORE_PORT={port})")
+    try:
+        from lore.config import config_path
+        from lore.db import connect, migrate
 
-    path = config_path(os.environ)
-    if not path.exists():
-        from lore.cli.setup import write_starter
+        path = config_path(os.environ)
+        if not path.exists():
+            from lore.cli.setup import write_starter
 
-        write_starter(path)
-    from lore.config import load_config
+            write_starter(path)
+        from lore.config import load_config
 
-    config = load_config()
-    target = connect.target(config.database_url)
-    with connect.connect(target.url) as conn:
-        migrate.upgrade(conn)
-    port = int(os.environ.get("LORE_PORT", "8765"))
-    url = f"http://127.0.0.1:{port}/mcp"
-    print(f"lore is up: {target.describe()}; config {path}")
-    print("Connect Claude Code (run in your project):")
-    print(f'  claude mcp add --transport http lore {url} --header "X-Lore-Workspace: $PWD"')
-    print("Ctrl-C stops serving (the database keeps running; `lore db stop` stops it).", flush=True)
-    return http("127.0.0.1", port)
+        config = load_config()
+        target = connect.target(config.database_url)
+        with connect.connect(target.url) as conn:
+            migrate.upgrade(conn)
+    except BaseException:
+        sock.close()
+        raise
+
+    def banner(base_url: str) -> None:
+        print(f"lore is up: {target.describe()}; config {path}")
+        print("Connect Claude Code (run in your project):")
+        print(f'  claude mcp add --transport http lore {base_url}/mcp --header "X-Lore-Workspace: $PWD"')
+        print(
+            "  That gives the tools only. For memory before the first prompt (the session-start hook), "
+            "run `lore install claude-code` instead: the same memory, over stdio."
+        )
+        print("Ctrl-C stops serving (the database keeps running; `lore db stop` stops it).", flush=True)
+
+    return http("127.0.0.1", port, sock=sock, announce=banner)
 
 
 def _loopback(host: str) -> bool:

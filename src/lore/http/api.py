@@ -2,9 +2,15 @@
 
 Same core as the MCP tools (space resolution, facts, the renderer); the workspace comes from the
 `workspace` parameter or the `X-Lore-Workspace` header. In sign-in mode every route needs a valid
-bearer token and answers 401 with the same body whatever was wrong; in local mode (loopback, no
-sign-in) only requests whose Host is the loopback interface are served, so that a web page cannot
-reach memory through DNS rebinding.
+bearer token and answers 401 with the same body whatever was wrong. In local mode (loopback, no
+sign-in) nothing is asked of the caller, so the browser is kept out instead:
+
+- only requests whose Host is the loopback interface are served (no DNS rebinding);
+- a request with another site's Origin, or `Origin: null` (sandboxed frames, `file:` pages), is
+  refused (403): lore's own clients, curl and scripts send no Origin at all;
+- a POST or PUT whose Content-Type is not `application/json` is refused (415), in both modes. A web
+  page can send `text/plain` (or a form) to any address without asking, even with `mode: 'no-cors'`;
+  sending `application/json` to another origin needs a CORS preflight, which this server never grants.
 
     GET  /api/me                         who is signed in
     GET  /api/spaces                     the user's spaces (config as resolved)
@@ -24,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -44,7 +51,7 @@ from lore.errors import (
 )
 from lore.hooks import clients
 from lore.hooks.store import MAX_ROWS
-from lore.mcp.server import WORKSPACE_HEADER, AppState
+from lore.runtime import WORKSPACE_HEADER, Runtime
 from lore.session import SessionContext
 from lore.timeline import When, parse_time
 
@@ -60,6 +67,7 @@ _STATUS: list[tuple[type[LoreError], int]] = [
     (DatabaseError, 503),
 ]
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_WRITES = ("POST", "PUT", "PATCH", "DELETE")
 MAX_BODY = 512 * 1024
 
 
@@ -82,7 +90,7 @@ def error(exc: LoreError) -> Response:
     return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=status)
 
 
-def register(server: MCPServer[AppState], state: AppState, *, sign_in: bool) -> None:
+def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
     def route(path: str, methods: list[str]) -> Callable[[Handler], Handler]:
         def wrap(handler: Handler) -> Handler:
             async def guarded(request: Request) -> Response:
@@ -90,9 +98,15 @@ def register(server: MCPServer[AppState], state: AppState, *, sign_in: bool) -> 
                     return unauthorized()
                 if not sign_in and _host(request) not in _LOOPBACK_HOSTS:
                     return JSONResponse(
-                        {"error": "this server answers only on the loopback interface without sign-in"},
+                        {
+                            "error": "this server answers only on the loopback interface without sign-in",
+                            "hint": "call http://127.0.0.1:<port>/api/..., or run `lore serve --sign-in`",
+                        },
                         status_code=403,
                     )
+                refused = _browser_refusal(request, sign_in)
+                if refused is not None:
+                    return refused
                 try:
                     return await handler(request)
                 except LoreError as exc:
@@ -235,15 +249,51 @@ def register(server: MCPServer[AppState], state: AppState, *, sign_in: bool) -> 
         return await state.session_for(value.strip(), source, "api workspace")
 
 
+def foreign_origin(request: Request) -> str | None:
+    """The Origin of a request sent by a page of another site (`null` included), or None: no Origin
+    (lore's own clients, curl, scripts) or a page of this very server (same host and port)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None
+    parts = urlsplit(origin)
+    if parts.scheme in ("http", "https") and parts.netloc == request.headers.get("host", ""):
+        return None
+    return origin
+
+
+def _browser_refusal(request: Request, sign_in: bool) -> Response | None:
+    """What a web page must not do to /api: a foreign or null Origin in local mode (sign-in mode has
+    the bearer token, which a page of another site cannot send without a preflight), a body that is
+    not JSON in both."""
+    origin = None if sign_in else foreign_origin(request)
+    if origin is not None:
+        log.warning("refused %s %s from Origin %.100r", request.method, request.url.path, origin)
+        return JSONResponse(
+            {
+                "error": f"refused: a web page ({origin[:100]}) may not use this server's API "
+                "(local mode has no sign-in)",
+                "hint": "call /api from a program (lore's own clients, curl and scripts send no Origin "
+                "header); in a browser, use this server's web UI at /",
+            },
+            status_code=403,
+        )
+    if request.method in _WRITES:
+        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/json":
+            return JSONResponse(
+                {
+                    "error": f"the request body is {media[:100] or 'untyped'}, not JSON",
+                    "hint": "send a JSON object with Content-Type: application/json "
+                    "(curl: -H 'Content-Type: application/json')",
+                },
+                status_code=415,
+            )
+    return None
+
+
 def _waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
     """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
-    row = conn.execute(
-        """SELECT (SELECT count(*) FROM tasks t WHERE t.space = %(space)s AND t.status = 'inbox'
-                     AND EXISTS (SELECT 1 FROM notes n
-                                 WHERE n.lineage = t.lineage AND n.superseded_at IS NULL)),
-                  (SELECT count(*) FROM messages WHERE to_space = %(space)s AND read_at IS NULL)""",
-        {"space": space},
-    ).fetchone()
+    row = conn.execute("SELECT inbox, unread FROM lore_inbox_counts(%s)", (space,)).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 

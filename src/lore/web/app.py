@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import jinja2
 from starlette.applications import Starlette
@@ -34,7 +34,8 @@ from lore.errors import (
     Refused,
     SpaceError,
 )
-from lore.mcp.server import AppState
+from lore.http.api import foreign_origin
+from lore.runtime import Runtime
 from lore.session import Origin
 from lore.web import sessions
 from lore.web.sessions import Session, SignInLink
@@ -103,7 +104,7 @@ class Viewer:
 
 
 class UI:
-    def __init__(self, state: AppState, *, sign_in: bool, base_url: str) -> None:
+    def __init__(self, state: Runtime, *, sign_in: bool, base_url: str) -> None:
         self.state = state
         self.sign_in = sign_in
         self.https = base_url.startswith("https://")
@@ -174,11 +175,10 @@ class UI:
         return None
 
     def cross_site(self, request: Request) -> bool:
-        """A POST whose Origin (when the browser sends one) is not this server's own."""
-        origin = request.headers.get("origin")
-        if origin is None:
-            return False
-        return origin == "null" or urlsplit(origin).netloc != request.headers.get("host", "")
+        """A POST whose Origin (when the browser sends one) is not this server's own, `null`
+        included: the same test as the JSON API's. No Origin is not enough to pass: every form also
+        needs the session's CSRF token, and the session cookie is SameSite=Strict."""
+        return foreign_origin(request) is not None
 
     async def viewer(self, session: Session) -> Viewer:
         if self.state.accounts is not None:
@@ -350,7 +350,7 @@ def _iso(value: datetime | None) -> str:
     return value.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def mount(app: Starlette, state: AppState, *, sign_in: bool, base_url: str) -> str | None:
+def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> str | None:
     """Add the UI's routes to `lore serve`'s app. Returns, in local mode, the one-time sign-in link
     to print in the terminal that started the server (None in sign-in mode)."""
     from lore.web import memory, work
