@@ -1,4 +1,5 @@
-"""Shared fixtures: one real embedded PostgreSQL per test session, and a clean schema per test."""
+"""Shared fixtures: one real embedded PostgreSQL per test session, and a clean schema per test.
+Also the suite-wide settings: Hypothesis's profiles and the per-test timeouts (pytest-timeout)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,56 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from support.db import empty_schema
 
 from lore.db import embedded, migrate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis. On a developer's machine ("dev"): random examples, and every failing example is kept in
+# .hypothesis/examples at the repository root and tried first on the next run. In CI (CI set, as
+# .ci/run does; "ci"): derandomized, so a run is the same examples every time and a failure is
+# reproducible from the log (print_blob gives the @reproduce_failure line). Hypothesis requires
+# database=None with derandomize; a failure worth keeping for CI becomes an @example in its test.
+# Both start from Hypothesis's own "default" profile, not from whichever it loaded at import (its own
+# "ci" when any CI variable is set, even empty).
+settings.register_profile(
+    "dev",
+    settings.get_profile("default"),
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(str(ROOT / ".hypothesis" / "examples")),
+)
+settings.register_profile(
+    "ci",
+    settings.get_profile("default"),
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+_IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _IN_CI else "dev"))
+
+# pytest-timeout: `timeout` in pyproject.toml (300 s) stops any test that hangs (a server that never
+# answers, a wait without a bound) and reports where it was. Tests that install or drive agent CLIs
+# from npm (a first install takes minutes) and the short soak (its own bound is 300 s) get longer.
+LONG_TIMEOUTS = {"tests/e2e/": 1800.0, "tests/agents/": 1800.0, "tests/reliability/test_soak.py": 600.0}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        path = item.path.resolve()
+        where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        for prefix, seconds in LONG_TIMEOUTS.items():
+            if where.startswith(prefix):
+                item.add_marker(pytest.mark.timeout(seconds))
+                break
 
 
 @pytest.fixture(scope="session")
@@ -43,16 +92,8 @@ def db_url(pg_data_dir: Path) -> str:
 @pytest.fixture
 def conn(db_url: str) -> Iterator[psycopg.Connection]:
     """A connection to a freshly emptied schema."""
+    empty_schema(db_url)
     with psycopg.connect(db_url) as c:
-        tables = [r[0] for r in c.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
-        )]  # fmt: skip
-        c.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
-        for (seq,) in c.execute(
-            "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
-        ).fetchall():
-            c.execute(f"ALTER SEQUENCE {seq} RESTART")
-        c.commit()
         yield c
 
 

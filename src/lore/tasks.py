@@ -17,8 +17,9 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore import secrets
+from lore.config import Config
 from lore.errors import NotFound, Refused
-from lore.inbox import OPEN_STATUSES
+from lore.inbox import OPEN_STATUSES, check_target
 from lore.session import Origin
 
 
@@ -65,6 +66,7 @@ ORDER BY array_position(%(order)s::text[], coalesce(t.status, 'todo')), n.lineag
 
 def file(
     conn: psycopg.Connection,
+    config: Config,
     origin: Origin,
     target: str,
     title: str | None,
@@ -72,8 +74,9 @@ def file(
     *,
     allow_secret: bool = False,
 ) -> Task:
-    """Write the task note into `target` and its state: `todo` at home, `inbox` elsewhere. The caller
-    has checked that `target` accepts `origin.space` (inbox.check_target)."""
+    """Write the task note into `target` and its state: `todo` at home, `inbox` elsewhere. Refused
+    unless `target` is the filer's own space or its `accepts_from` lists the filer's space."""
+    check_target(config, origin.space, target)
     secrets.refuse(("title", title), ("body", body), what="task", allow=allow_secret)
     status = "todo" if target == origin.space else "inbox"
     with conn.transaction():

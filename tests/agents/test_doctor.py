@@ -52,8 +52,13 @@ def lines(checks: list[Check], client: str) -> list[tuple[str, str]]:
 
 
 def test_nothing_installed_says_how(home: Path, env: dict[str, str]) -> None:
-    assert doctor(home, env) == [Check("WARN", doctor(home, env)[0].text)]
-    assert "lore install CLIENT" in doctor(home, env)[0].text
+    assert doctor(home, env) == [
+        Check(
+            "WARN",
+            "lore is not installed into any agent → `lore install CLIENT` "
+            "(claude-code, gemini, codex, cursor, vscode, opencode, cline, copilot)",
+        )
+    ]
 
 
 @pytest.mark.parametrize("client", names())

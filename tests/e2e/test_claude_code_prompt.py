@@ -77,7 +77,9 @@ def test_an_unread_message_arrives_with_the_prompt_and_gets_answered(
         "alpha",
         "Does acme-api still serve /v1/users?",
     )
-    task = tasks.file(conn, Origin("beta", "codex", "/src/acme-web"), "alpha", "Bump the SDK", "to 2.3")
+    task = tasks.file(
+        conn, config, Origin("beta", "codex", "/src/acme-web"), "alpha", "Bump the SDK", "to 2.3"
+    )
     mock_api.script(
         tool_use_reply(SEND, {"to": "beta", "body": "Yes, until March.", "reply_to": question.id}),
         text_reply("answered"),

@@ -5,6 +5,7 @@ from the server's renderer, with the local hook's rules: the client's shape, the
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -73,9 +74,13 @@ def test_hosted_hook_fails_silently_and_says_why_in_the_log(
         silent.listen(8)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         out, took = hook({**env, "LORE_URL": url}, project / "work")
-    assert out == "" and took < 3.0
+    # Wall clock is process start-up + the hook's 0.9 s budget, and start-up varies with the load on
+    # this 2-core machine shared with parallel test runs. So the wall-clock bound is the one that
+    # matters to the user (Claude Code kills a hook at 5 s); that the hook's own budget (under 1 s)
+    # ended the wait is what its log line says.
+    assert out == "" and took < 4.5
     detail = str(last_log(env)["detail"])
-    assert "did not answer" in detail or "deadline" in detail, detail
+    assert "soft deadline of 0.9s" in detail or re.search(r"did not answer within 0\.\d+s", detail), detail
 
 
 def test_hosted_hook_imports_nothing_heavy(

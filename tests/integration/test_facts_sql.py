@@ -6,8 +6,10 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import psycopg
+import pytest
 
 from lore import facts
+from lore.errors import NotFound
 from lore.session import Origin
 from lore.timeline import When, visible
 
@@ -21,17 +23,34 @@ def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> No
         start = base + timedelta(days=rng.randint(0, 300))
         end = start + timedelta(days=rng.randint(1, 200)) if rng.random() < 0.4 else None
         lineages.append(facts.remember(conn, origin, f"fact {i}", valid_from=start, valid_to=end).lineage)
+    forgotten: list[int] = []
+    done = {"forget": 0, "revise": 0, "refused": 0}
     for _ in range(40):
-        lineage = rng.choice(lineages)
-        try:
-            if rng.random() < 0.15:
-                facts.forget(conn, origin, ["s"], lineage, "random")
-                lineages.remove(lineage)
-            else:
-                facts.revise(conn, origin, ["s"], lineage, statement=f"revised {rng.random():.6f}")
-        except Exception:
+        if forgotten and rng.random() < 0.1:
+            # the one refusal expected here: a forgotten fact has no current version to change
+            gone = rng.choice(forgotten)
+            with pytest.raises(NotFound) as refused:
+                facts.revise(conn, origin, ["s"], gone, statement="too late")
+            assert refused.value.message == f"f_{gone} was forgotten or replaced."
             conn.rollback()
+            done["refused"] += 1
+            continue
+        lineage = rng.choice(lineages)
+        if rng.random() < 0.15:
+            facts.forget(conn, origin, ["s"], lineage, "random")
+            lineages.remove(lineage)
+            forgotten.append(lineage)
+            done["forget"] += 1
+        else:
+            facts.revise(conn, origin, ["s"], lineage, statement=f"revised {rng.random():.6f}")
+            done["revise"] += 1
     conn.commit()
+    # every operation did what it was asked (nothing swallowed); the seed exercises all three
+    assert sum(done.values()) == 40 and all(done.values()), done
+    versions = conn.execute(
+        "SELECT count(*), count(*) FILTER (WHERE superseded_at IS NULL) FROM facts"
+    ).fetchone()
+    assert versions == (30 + done["revise"], 30 - done["forget"])
     history = conn.execute(
         "SELECT min(recorded_at), max(coalesce(superseded_at, recorded_at)) FROM facts"
     ).fetchone()

@@ -4,6 +4,7 @@ error and its fix, never a traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -138,8 +139,119 @@ def test_mutated_configs_give_a_config_or_a_config_error(text: str) -> None:
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=structured())
-def test_wrong_types_give_a_config_error(text: str) -> None:
+def test_well_formed_toml_with_any_values_gives_a_config_or_a_config_error(text: str) -> None:
     _check(text)
+
+
+# A valid config, one key per line: (table, key, value as TOML). Each case below puts a value of a
+# wrong type in exactly one of these keys; the config must then be refused, naming that key's line.
+BASE = [
+    ("", "default_space", '"work"'),
+    ("[[space]]", "id", '"work"'),
+    ("[[space]]", "paths", '["/code/work"]'),
+    ("[[space]]", "remotes", '["github.com/acme/*"]'),
+    ("[[space]]", "reads_from", '["home"]'),
+    ("[[space]]", "accepts_from", '["home"]'),
+    ("[[space]] ", "id", '"home"'),  # a second [[space]] (the trailing blank only keeps it apart here)
+    ("[database]", "url", '"postgresql://localhost/lore"'),
+    ("[session_start]", "max_chars", "8000"),
+    ("[embedder]", "name", '"openai"'),
+    ("[embedder]", "model", '"text-embedding-3-small"'),
+    ("[embedder]", "base_url", '"http://localhost:11434/v1"'),
+    ("[embedder]", "api_key_env", '"OPENAI_API_KEY"'),
+    ("[embedder]", "dimensions", "384"),
+    ("[embedder]", "min_similarity", "0.3"),
+]
+
+
+def _render(table: str, key: str, value: str) -> tuple[str, int]:
+    """BASE with `key` of `table` set to `value`; and the line that key is on."""
+    lines: list[str] = []
+    current, target = None, 0
+    for t, k, v in BASE:
+        if t != current:
+            if t:
+                lines.append(t.strip())
+            current = t
+        if (t.strip(), k) == (table, key) and not target:
+            v, target = value, len(lines) + 1
+        lines.append(f"{k} = {v}")
+    assert target
+    return "\n".join(lines) + "\n", target
+
+
+_PLAIN = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=8)
+_ANY = st.recursive(
+    st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _PLAIN,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet="abcxyz", min_size=1, max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _literal(value: object) -> str:
+    """A TOML literal of `value` (written here, independent of the code under test)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # JSON's escapes are all valid in a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ", ".join(f"{k} = {_literal(v)}" for k, v in value.items()) + "}"
+
+
+def _not_text(v: object) -> bool:
+    return not isinstance(v, str) or not v.strip()
+
+
+def _not_text_list(v: object) -> bool:
+    return not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v)
+
+
+WRONG = {  # (table, key): what makes a value of the wrong type there
+    ("", "default_space"): lambda v: not isinstance(v, str),
+    ("[[space]]", "id"): lambda v: not isinstance(v, str),
+    ("[[space]]", "paths"): _not_text_list,
+    ("[[space]]", "remotes"): _not_text_list,
+    ("[[space]]", "reads_from"): _not_text_list,
+    ("[[space]]", "accepts_from"): _not_text_list,
+    ("[database]", "url"): _not_text,
+    ("[session_start]", "max_chars"): lambda v: type(v) is not int,
+    ("[embedder]", "name"): _not_text,
+    ("[embedder]", "model"): _not_text,
+    ("[embedder]", "base_url"): _not_text,
+    ("[embedder]", "api_key_env"): _not_text,
+    ("[embedder]", "dimensions"): lambda v: type(v) is not int,
+    ("[embedder]", "min_similarity"): lambda v: type(v) not in (int, float),
+}
+
+
+def test_the_base_config_is_valid() -> None:
+    text, _ = _render("", "default_space", '"work"')
+    config = parse_config(text, PATH)
+    assert config.ids == ("work", "home") and config.embedder.dimensions == 384
+
+
+@pytest.mark.parametrize(("table", "key"), list(WRONG), ids=[f"{t or 'top'}.{k}" for t, k in WRONG])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_wrong_types_give_a_config_error(table: str, key: str, data: st.DataObject) -> None:
+    value = data.draw(_ANY.filter(WRONG[(table, key)]), label="value")
+    text, line = _render(table, key, _literal(value))
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, PATH)
+    # the file and the line of the offending key, the key named, and a fix
+    assert err.value.message.startswith(f"{PATH}:{line}: "), (err.value.message, text)
+    assert key in err.value.message, err.value.message
+    assert err.value.hint
 
 
 @settings(max_examples=200, deadline=None)

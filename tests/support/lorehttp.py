@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import subprocess
@@ -12,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 import psycopg
@@ -21,14 +23,37 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
 from lore import auth
+from support.mcpclient import REQUEST_TIMEOUT
 
 LORE = str(Path(sys.executable).parent / "lore")
 
 
 def free_port() -> int:
+    """A port nobody listens on at this instant (bind to 0, read it, close). Racy: another process
+    can take it before the server binds it. Only for what cannot bind port 0 itself (`lore run`
+    prints the URL before it binds); `start_server` lets `lore serve --port 0` choose."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+# `lore serve` logs "serving http://HOST:PORT/mcp (...)" on stderr. With `--port 0` a server that
+# binds first and then reports the bound port says which port it got; one that logs the configured
+# port says ":0", and then the tests fall back to picking a port themselves.
+SERVING = re.compile(r"serving (http://\S+?)/mcp\b")
+STOP_TIMEOUT = 15.0  # SIGINT, then SIGKILL after this long
+_port_zero: bool | None = None  # learned from the first server of the session
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout: float = STOP_TIMEOUT) -> None:
+    """Stop one child by its PID: SIGINT (uvicorn shuts down cleanly), SIGKILL if it lingers."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    proc.wait(timeout=5)
 
 
 @dataclass
@@ -47,37 +72,81 @@ class Server:
         return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop_process(self.proc)
 
 
-def start_server(env: dict[str, str], log: Path, *args: str) -> Server:
-    port = free_port()
+def _spawn(env: dict[str, str], log: Path, port: int, args: tuple[str, ...]) -> subprocess.Popen[bytes]:
     handle = open(log, "ab")  # noqa: SIM115 - the child writes to it; closed right after spawning
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             [LORE, "serve", "--port", str(port), *args], env=env, stdout=handle, stderr=handle
         )
     finally:
         handle.close()
-    server = Server(port, proc, log, env, list(args))
-    deadline = time.monotonic() + 30
+
+
+def _reported_port(proc: subprocess.Popen[bytes], log: Path, offset: int, deadline: float) -> int | None:
+    """The port in the server's "serving http://...:PORT/mcp" line (0 when it logs the configured
+    port), or None when the process exited first."""
     while time.monotonic() < deadline:
+        found = SERVING.search(log.read_text(errors="replace")[offset:])
+        if found:
+            return urlsplit(found.group(1)).port or 0
         if proc.poll() is not None:
-            raise AssertionError(f"lore serve exited {proc.returncode}:\n{server.logs()}")
+            return None
+        time.sleep(0.05)
+    raise AssertionError(f"lore serve logged no serving line within the deadline:\n{log.read_text()}")
+
+
+def start_server(
+    env: dict[str, str], log: Path, *args: str, ready: str = "/readyz", timeout: float = 30
+) -> Server:
+    """`lore serve ARGS` on a port of its own, once `ready` answers 200 (bounded by `timeout`).
+
+    `--port 0` when the server reports the port it bound (no race with other processes for a port);
+    otherwise a port picked by bind-and-close, tried again if someone else took it first."""
+    global _port_zero
+    deadline = time.monotonic() + timeout
+    attempts = 0
+    while True:
+        attempts += 1
+        offset = log.stat().st_size if log.exists() else 0
+        zero = _port_zero is not False and "--public-url" not in args
+        port = 0 if zero else free_port()
+        proc = _spawn(env, log, port, args)
         try:
-            if httpx2.get(f"{server.url}/readyz", timeout=2).status_code == 200:
+            if zero:
+                reported = _reported_port(proc, log, offset, deadline)
+                if reported == 0:  # logs the configured port: cannot tell which it bound
+                    _port_zero = False
+                    stop_process(proc)
+                    continue
+                if reported is not None:
+                    _port_zero, port = True, reported
+            server = Server(port, proc, log, env, list(args))
+            if _wait_ready(server, ready, deadline):
                 return server
+            taken = "address already in use" in log.read_text(errors="replace")[offset:].lower()
+            if taken and not zero and attempts < 3:  # bind-and-close lost the race: another port
+                continue
+            raise AssertionError(f"lore serve exited {proc.returncode}:\n{server.logs()}")
+        except BaseException:
+            stop_process(proc)
+            raise
+
+
+def _wait_ready(server: Server, path: str, deadline: float) -> bool:
+    """True once `path` answers 200; False when the process exited; AssertionError at the deadline."""
+    while time.monotonic() < deadline:
+        if server.proc.poll() is not None:
+            return False
+        try:
+            if httpx2.get(f"{server.url}{path}", timeout=2).status_code == 200:
+                return True
         except httpx2.HTTPError:
             pass
         time.sleep(0.1)
-    server.stop()
-    raise AssertionError(f"lore serve did not become ready:\n{server.logs()}")
+    raise AssertionError(f"lore serve did not become ready at {path}:\n{server.logs()}")
 
 
 @pytest.fixture
@@ -115,7 +184,12 @@ async def mcp_session(
     async with (
         http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
-        ClientSession(read, write, client_info=Implementation(name=client, version="1")) as session,
+        ClientSession(
+            read,
+            write,
+            read_timeout_seconds=REQUEST_TIMEOUT,
+            client_info=Implementation(name=client, version="1"),
+        ) as session,
     ):
         await session.initialize()
         yield session

@@ -13,6 +13,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, Implementation, ListRootsResult, Root, TextContent
 
 LORE_BIN = str(Path(sys.executable).parent / "lore")
+# Every request of a test session gets an answer within this, or fails (a hung server fails the test
+# instead of hanging the suite; a tool waits at most 60 s, send_message's longest wait_seconds).
+REQUEST_TIMEOUT = 120.0
 
 
 @asynccontextmanager
@@ -34,7 +37,11 @@ async def lore_session(
     async with (
         stdio_client(params) as (read, write),
         ClientSession(
-            read, write, client_info=Implementation(name=client, version="1.0"), list_roots_callback=callback
+            read,
+            write,
+            read_timeout_seconds=REQUEST_TIMEOUT,
+            list_roots_callback=callback,
+            client_info=Implementation(name=client, version="1.0"),
         ) as session,
     ):
         await session.initialize()

@@ -3,9 +3,7 @@ X-Lore-Workspace header or the client's roots, through the SDK's HTTP client."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,28 +15,22 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, ListRootsResult, Root
+from support.lorehttp import LORE, free_port, start_server, stop_process
 from support.mcpclient import call, ok, text
 
 pytestmark = pytest.mark.anyio
-LORE = str(Path(sys.executable).parent / "lore")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_healthy(port: int, proc: subprocess.Popen[str], timeout: float = 30) -> None:
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
+        assert proc.poll() is None, f"lore exited {proc.returncode}:\n{log.read_text()}"
         try:
             if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return
         except httpx2.HTTPError:
             time.sleep(0.1)
-    raise AssertionError("lore serve did not become healthy")
+    raise AssertionError(f"lore did not become healthy:\n{log.read_text()}")
 
 
 @pytest.fixture
@@ -50,15 +42,11 @@ def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict
         f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\n'
         f'[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
     )
-    port = free_port()
-    proc = subprocess.Popen([LORE, "serve", "--port", str(port)], env=lore_env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    server = start_server(lore_env, tmp_path / "serve.log", ready="/healthz")
     try:
-        wait_healthy(port, proc)
-        yield port, dirs
+        yield server.port, dirs
     finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
+        server.stop()
 
 
 async def _session(port: int, headers: dict[str, str], roots: list[Path] | None = None) -> Any:
@@ -110,21 +98,25 @@ async def test_roots_when_no_header_and_error_when_neither(served: tuple[int, di
 
 
 def test_serve_refuses_non_loopback_without_sign_in(lore_env: dict[str, str]) -> None:
-    done = subprocess.run([LORE, "serve", "--host", "0.0.0.0"], env=lore_env, capture_output=True, text=True)
+    done = subprocess.run(
+        [LORE, "serve", "--host", "0.0.0.0"], env=lore_env, capture_output=True, text=True, timeout=60
+    )  # a regression that served anyway fails here after 60 s instead of hanging the suite
     assert done.returncode == 1 and "loopback" in done.stderr and "127.0.0.1" in done.stderr
 
 
 def test_quickstart_prepares_everything_and_prints_the_line(tmp_path: Path, lore_env: dict[str, str]) -> None:
     """What `make run` runs: a starter config when none, the database up, then HTTP MCP."""
-    port = free_port()
+    port = free_port()  # not port 0: `lore run` prints the URL with this port before it binds
     env = {**lore_env, "LORE_PORT": str(port)}
     assert not Path(env["LORE_CONFIG"]).exists()
-    proc = subprocess.Popen([LORE, "run"], env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out_path, err_path = tmp_path / "run.out", tmp_path / "run.err"
+    with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:  # a full pipe cannot block it
+        proc = subprocess.Popen([LORE, "run"], env=env, stdout=stdout, stderr=stderr)
     try:
-        wait_healthy(port, proc)
+        wait_healthy(port, proc, err_path)
         assert Path(env["LORE_CONFIG"]).exists()
     finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=10)
+        stop_process(proc)
+    out = out_path.read_text()
     assert f"claude mcp add --transport http lore http://127.0.0.1:{port}/mcp" in out
     assert "X-Lore-Workspace" in out

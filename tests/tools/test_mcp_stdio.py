@@ -164,7 +164,16 @@ async def test_forget_hides_and_keeps_audit(
         assert again.is_error and "forgotten" in text(again)
     audit = conn.execute("SELECT item_kind, reason, source, space FROM forget_log ORDER BY id").fetchall()
     assert audit == [("fact", "no longer true", "agent-x", "alpha"), ("note", "obsolete", "agent-x", "alpha")]
-    assert conn.execute("SELECT count(*) FROM facts").fetchone() == (1,)  # the row stays
+    # the rows stay, their belief closed (superseded_at set), for the fact and for the note alike
+    assert conn.execute("SELECT count(*), count(superseded_at) FROM facts").fetchone() == (1, 1)
+    assert conn.execute("SELECT count(*), count(superseded_at) FROM notes").fetchone() == (1, 1)
+    closed = conn.execute(
+        "SELECT body, superseded_at >= recorded_at FROM notes WHERE lineage = %s",
+        (int(nid.removeprefix("n_")),),
+    ).fetchall()
+    assert closed == [("a note about caching", True)]
+    logged = conn.execute("SELECT item_kind, lineage FROM forget_log ORDER BY id").fetchall()
+    assert logged == [("fact", int(fid.removeprefix("f_"))), ("note", int(nid.removeprefix("n_")))]
 
 
 async def test_notes_search_filters_and_compact_results(

@@ -1,4 +1,4 @@
-"""Per-client hook input and output shapes (SPEC §5, §11), pinned."""
+"""Per-client hook input and output shapes (docs/design.md, Session start), pinned."""
 
 from __future__ import annotations
 
@@ -8,6 +8,36 @@ import pytest
 
 from lore.hooks import clients
 
+# What each client reads on stdout, written out by hand from each client's hook documentation
+# (docs/design.md, Session start): never derived from lore.hooks.clients, so a change to one shape
+# fails here.
+NESTED = '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "MEMORY \\"x\\""}}'
+EXPECTED = {
+    "claude-code": NESTED,
+    "gemini": NESTED,
+    "codex": NESTED,
+    "vscode": NESTED,
+    "copilot": NESTED,  # printed the same way, though Copilot ignores it (injects is False)
+    "cursor": '{"additional_context": "MEMORY \\"x\\""}',
+    "cline": '{"contextModification": "MEMORY \\"x\\""}',
+    "opencode": 'MEMORY "x"',  # the plugin takes the text itself
+}
+
+
+def test_every_client_is_pinned() -> None:
+    assert sorted(clients.CLIENTS) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_exact_output_of_each_client(name: str) -> None:
+    printed = clients.client(name).shape('MEMORY "x"')
+    expected = EXPECTED[name]
+    if name == "opencode":
+        assert printed == expected
+    else:
+        # the same JSON value, key for key (no key missing, none added, nothing nested differently)
+        assert json.loads(printed) == json.loads(expected)
+
 
 def test_claude_code_shape_is_nested_never_flat() -> None:
     out = json.loads(clients.client("claude-code").shape("MEMORY"))
@@ -15,16 +45,8 @@ def test_claude_code_shape_is_nested_never_flat() -> None:
     assert "additionalContext" not in out
 
 
-@pytest.mark.parametrize("name", ["gemini", "codex", "vscode"])
-def test_nested_clients(name: str) -> None:
-    assert json.loads(clients.client(name).shape("M"))["hookSpecificOutput"]["additionalContext"] == "M"
-
-
-def test_other_shapes() -> None:
-    assert json.loads(clients.client("cursor").shape("M")) == {"additional_context": "M"}
-    assert json.loads(clients.client("cline").shape("M")) == {"contextModification": "M"}
-    assert clients.client("opencode").shape("M") == "M"
-    assert clients.client("copilot").injects is False
+def test_which_clients_inject() -> None:
+    assert {n for n, c in clients.CLIENTS.items() if not c.injects} == {"copilot"}
 
 
 def test_unknown_client_lists_known_ones() -> None:

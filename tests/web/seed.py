@@ -48,9 +48,11 @@ def seed(conn: psycopg.Connection, user: str, base: str) -> Seeded:
     graph.link(conn, work, [work.space], note.lineage, "depends_on", linked.lineage)
     graph.link(conn, work, [work.space], rollbacks.lineage, "refines", note.lineage)
     graph.link(conn, work, [work.space], note.lineage, "relates_to", checklist.lineage)
-    task = tasks.file(conn, home, work.space, "Bump the base image", "Security fix in the base image.")
-    other = tasks.file(conn, home, work.space, "Rewrite it in Rust", "Just because.")
     config = userconfig.load(conn, user).config
+    task = tasks.file(
+        conn, config, home, work.space, "Bump the base image", "Security fix in the base image."
+    )
+    other = tasks.file(conn, config, home, work.space, "Rewrite it in Rust", "Just because.")
     first = messages.send(conn, config, home, work.space, "Is the deploy freeze still on this week?")
     messages.send(conn, config, work, home.space, "Yes, until Friday.", reply_to=first.num)
     conn.commit()

@@ -58,6 +58,26 @@ def test_messages_from_a_terminal(spaces: Spaces, conn: psycopg.Connection) -> N
     assert "[to alpha, read]" in lore(spaces, "beta", "messages").stdout
 
 
+def test_a_terminal_cannot_write_where_it_is_not_accepted(spaces: Spaces, conn: psycopg.Connection) -> None:
+    """beta accepts nobody. alpha's terminal may not start a thread there, nor continue one from
+    its own answer to beta's question; answering beta's question itself is allowed."""
+    refused = lore(spaces, "alpha", "messages", "send", "beta", "hello?")
+    assert refused.returncode == 1 and refused.stdout == "", refused.stderr
+    assert (
+        "does not accept tasks or messages from 'alpha'" in refused.stderr
+        and "accepts_from" in refused.stderr
+    )
+    assert lore(spaces, "beta", "messages", "send", "alpha", "Which port?").stdout == "Sent m_1 to alpha.\n"
+    answered = lore(spaces, "alpha", "messages", "send", "beta", "8765", "--reply-to", "m_1")
+    assert answered.stdout == "Sent m_2 to beta.\n", answered.stderr
+    more = lore(spaces, "alpha", "messages", "send", "beta", "and more", "--reply-to", "m_2")
+    assert more.returncode == 1 and more.stdout == ""
+    assert "does not accept tasks or messages from 'alpha'" in more.stderr
+    rows = conn.execute("SELECT from_space, to_space, body FROM messages ORDER BY id").fetchall()
+    assert rows == [("beta", "alpha", "Which port?"), ("alpha", "beta", "8765")]
+    assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+
+
 def test_send_and_wait_for_the_reply(spaces: Spaces, conn: psycopg.Connection) -> None:
     def answer() -> None:
         with psycopg.connect(conn.info.dsn) as c:

@@ -47,7 +47,7 @@ def test_session_start_counts_inbox_tasks_and_unread_messages(
     facts.remember(conn, spaces.origin("alpha"), "alpha deploys with make ship")
     plain = injected(hook(spaces.env, "session-start", start), "SessionStart")
     assert "Waiting here" not in plain
-    tasks.file(conn, spaces.origin("beta"), "alpha", "Fix CI", "red")
+    tasks.file(conn, spaces.config, spaces.origin("beta"), "alpha", "Fix CI", "red")
     messages.send(conn, spaces.config, spaces.origin("beta"), "alpha", "one")
     messages.send(conn, spaces.config, spaces.origin("beta"), "alpha", "two")
     text = injected(hook(spaces.env, "session-start", start), "SessionStart")
@@ -76,7 +76,7 @@ def test_prompt_hook_shows_only_what_arrived_since_the_last_prompt(
     assert last_log(spaces.env)["ok"] is True and last_log(spaces.env)["event"] == "prompt"
 
     question = messages.send(conn, spaces.config, spaces.origin("beta", "codex"), "alpha", "Which port?")
-    task = tasks.file(conn, spaces.origin("beta"), "alpha", "Fix CI", "red since Monday")
+    task = tasks.file(conn, spaces.config, spaces.origin("beta"), "alpha", "Fix CI", "red since Monday")
     text = injected(hook(spaces.env, "prompt", payload), "UserPromptSubmit")
     assert text.startswith('<lore-inbox space="alpha">')
     assert f"- {question.id} from beta (codex)," in text and "Which port?" in text

@@ -67,7 +67,7 @@ async def test_a_committed_message_wakes_the_listener(spaces: Spaces, db_url: st
         with psycopg.connect(db_url) as c:
             from lore import tasks
 
-            task = tasks.file(c, spaces.origin("beta"), "alpha", "t", "b")
+            task = tasks.file(c, spaces.config, spaces.origin("beta"), "alpha", "t", "b")
         events = await listener.wait(5)
         assert events[0].channel == CHANNEL_TASKS
         assert events[0].payload == {
@@ -84,7 +84,9 @@ async def test_wait_for_reply_delivers_without_polling_and_is_bounded(spaces: Sp
         # nothing comes: returns None after the bound
         started = time.monotonic()
         assert await messages.wait_for_reply(listener, "beta", question, "t", 0.3) is None
-        assert 0.3 <= time.monotonic() - started < 1.5
+        # The 0.3 s is a floor; the ceiling only says the wait ended (wide on purpose: this 2-core
+        # machine is shared with parallel test runs, which delay wake-ups).
+        assert 0.3 <= time.monotonic() - started < 5
 
         # noise on the channel does not end the wait; the reply does, and is marked read
         async def answer() -> None:
@@ -166,7 +168,7 @@ def test_lore_listen_prints_arrivals_and_survives_a_restart(
         with psycopg.connect(url) as c:
             from lore import tasks
 
-            tasks.file(c, Origin("beta", "codex", str(dirs["beta"])), "alpha", "Fix CI", "red")
+            tasks.file(c, cfg, Origin("beta", "codex", str(dirs["beta"])), "alpha", "Fix CI", "red")
         assert "task n_1 [inbox] from beta: Fix CI — red" in out.next()
         embedded.stop(env)
         assert "lost the database connection" in err.next()

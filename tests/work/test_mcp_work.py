@@ -75,6 +75,28 @@ async def test_without_accepts_from_nothing_is_written(spaces: Spaces, conn: psy
     assert counts == (0, 0)
 
 
+async def test_an_answer_is_not_a_licence_to_keep_writing(spaces: Spaces, conn: psycopg.Connection) -> None:
+    """beta asks alpha (alpha accepts beta); alpha answers. beta accepts nobody: alpha replying to its
+    own answer (continuing the thread into beta) is refused, and nothing more lands in beta's inbox."""
+    async with (
+        lore_session(spaces.env, cwd=spaces.dirs["beta"]) as b,
+        lore_session(spaces.env, cwd=spaces.dirs["alpha"]) as a,
+    ):
+        asked = (await ok(b, "send_message", to="alpha", body="Which port?")).structured_content
+        answered = (
+            await ok(a, "send_message", to="beta", body="8765", reply_to=asked["id"])
+        ).structured_content
+        assert answered == {"id": "m_2", "to": "beta"}
+        more = await call(a, "send_message", to="beta", body="and another thing", reply_to=answered["id"])
+        assert more.is_error, text(more)
+        assert "does not accept tasks or messages from 'alpha'" in text(more)
+        task = await call(a, "file_task", title="Also", body="this", to="beta")
+        assert task.is_error and "does not accept tasks or messages from 'alpha'" in text(task)
+    rows = conn.execute("SELECT from_space, to_space, body FROM messages ORDER BY id").fetchall()
+    assert rows == [("beta", "alpha", "Which port?"), ("alpha", "beta", "8765")]
+    assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+
+
 async def test_tasks_filed_across_spaces_are_triaged_by_the_owner(spaces: Spaces) -> None:
     async with (
         lore_session(spaces.env, cwd=spaces.dirs["beta"], client="codex") as b,

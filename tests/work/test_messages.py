@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import psycopg
 import pytest
 
 from lore import messages
+from lore.config import parse_config
 from lore.errors import InvalidInput, NotFound, Refused
 
 from .conftest import Spaces
@@ -36,6 +38,47 @@ def test_send_needs_accepts_from_and_a_reply_does_not(spaces: Spaces, conn: psyc
     with pytest.raises(NotFound):
         messages.send(conn, spaces.config, spaces.origin("gamma"), "alpha", "me too", reply_to=question.num)
     assert [m.body for m in messages.thread(conn, "alpha", answer.num)] == ["which port?", "8765", "thanks"]
+
+
+def test_a_space_that_answered_cannot_keep_writing_into_a_space_that_never_accepted_it(
+    spaces: Spaces, conn: psycopg.Connection
+) -> None:
+    """beta asks alpha (alpha accepts beta); alpha may answer, as often as it likes, but alpha's own
+    answer is not a licence: continuing from it into beta (which accepts nobody) is refused."""
+    question = messages.send(conn, spaces.config, spaces.origin("beta"), "alpha", "which port?")
+    answer = messages.send(conn, spaces.config, spaces.origin("alpha"), "beta", "8765", reply_to=question.num)
+    again = messages.send(
+        conn, spaces.config, spaces.origin("alpha"), "beta", "or 8766", reply_to=question.num
+    )
+    with pytest.raises(Refused) as err:
+        messages.send(conn, spaces.config, spaces.origin("alpha"), "beta", "and more", reply_to=answer.num)
+    assert err.value.message == "Space 'beta' does not accept tasks or messages from 'alpha'."
+    rows = conn.execute("SELECT id, from_space, to_space, reply_to FROM messages ORDER BY id").fetchall()
+    assert rows == [
+        (question.num, "beta", "alpha", None),
+        (answer.num, "alpha", "beta", question.num),
+        (again.num, "alpha", "beta", question.num),
+    ]
+
+
+def test_a_thread_started_with_consent_stops_when_the_consent_is_withdrawn(
+    spaces: Spaces, conn: psycopg.Connection
+) -> None:
+    """alpha starts a thread into gamma (gamma accepts alpha); gamma then drops alpha from its
+    accepts_from: alpha continuing its own thread is refused, gamma may still answer alpha's message."""
+    started = messages.send(conn, spaces.config, spaces.origin("alpha"), "gamma", "status?")
+    withdrawn = parse_config(
+        '[[space]]\nid = "alpha"\naccepts_from = ["beta"]\n\n[[space]]\nid = "beta"\n\n'
+        '[[space]]\nid = "gamma"\n',
+        spaces.config.path or Path("/dev/null"),
+    )
+    with pytest.raises(Refused):
+        messages.send(conn, withdrawn, spaces.origin("alpha"), "gamma", "anyone?", reply_to=started.num)
+    with pytest.raises(Refused):
+        messages.send(conn, withdrawn, spaces.origin("alpha"), "gamma", "new thread")
+    answer = messages.send(conn, withdrawn, spaces.origin("gamma"), "alpha", "green", reply_to=started.num)
+    rows = conn.execute("SELECT id, from_space, to_space FROM messages ORDER BY id").fetchall()
+    assert rows == [(started.num, "alpha", "gamma"), (answer.num, "gamma", "alpha")]
 
 
 def test_unknown_space(spaces: Spaces, conn: psycopg.Connection) -> None:

@@ -12,7 +12,9 @@ from .conftest import Spaces
 
 
 def test_own_backlog_is_todo(spaces: Spaces, conn: psycopg.Connection) -> None:
-    task = tasks.file(conn, spaces.origin("alpha", "claude-code"), "alpha", "Write docs", "the README")
+    task = tasks.file(
+        conn, spaces.config, spaces.origin("alpha", "claude-code"), "alpha", "Write docs", "the README"
+    )
     assert (task.space, task.status, task.from_space, task.from_source) == (
         "alpha",
         "todo",
@@ -34,8 +36,12 @@ def test_own_backlog_is_todo(spaces: Spaces, conn: psycopg.Connection) -> None:
 def test_filed_into_another_space_lands_in_its_inbox_with_the_sender(
     spaces: Spaces, conn: psycopg.Connection
 ) -> None:
-    first = tasks.file(conn, spaces.origin("beta", "codex"), "alpha", "Fix CI", "red since Monday")
-    second = tasks.file(conn, spaces.origin("beta", "codex"), "alpha", "Fix CI", "red since Monday")
+    first = tasks.file(
+        conn, spaces.config, spaces.origin("beta", "codex"), "alpha", "Fix CI", "red since Monday"
+    )
+    second = tasks.file(
+        conn, spaces.config, spaces.origin("beta", "codex"), "alpha", "Fix CI", "red since Monday"
+    )
     assert first.lineage != second.lineage  # never merged silently
     assert (first.space, first.status, first.from_space, first.from_source) == (
         "alpha",
@@ -50,7 +56,7 @@ def test_filed_into_another_space_lands_in_its_inbox_with_the_sender(
 
 
 def test_update_records_history_and_respects_spaces(spaces: Spaces, conn: psycopg.Connection) -> None:
-    task = tasks.file(conn, spaces.origin("beta"), "alpha", "Fix CI", "red")
+    task = tasks.file(conn, spaces.config, spaces.origin("beta"), "alpha", "Fix CI", "red")
     before, after = tasks.update(
         conn, spaces.origin("alpha", "cursor"), ["alpha"], task.lineage, "doing", "on it"
     )
@@ -82,10 +88,10 @@ def test_a_task_note_from_remember_note_is_todo_until_updated(
 
 def test_listing_order_statuses_and_counts(spaces: Spaces, conn: psycopg.Connection) -> None:
     o = spaces.origin("alpha")
-    ids = {s: tasks.file(conn, o, "alpha", s, s).lineage for s in ("a", "b", "c", "d")}
+    ids = {s: tasks.file(conn, spaces.config, o, "alpha", s, s).lineage for s in ("a", "b", "c", "d")}
     tasks.update(conn, o, ["alpha"], ids["b"], "doing")
     tasks.update(conn, o, ["alpha"], ids["c"], "done")
-    tasks.file(conn, spaces.origin("beta"), "alpha", "from beta", "x")
+    tasks.file(conn, spaces.config, spaces.origin("beta"), "alpha", "from beta", "x")
     rows, total = tasks.listing(conn, "alpha")
     assert [t.status for t in rows] == ["inbox", "doing", "todo", "todo"] and total == 4
     assert tasks.counts(conn, "alpha") == {"inbox": 1, "doing": 1, "todo": 2, "done": 1}

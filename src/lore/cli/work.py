@@ -56,8 +56,7 @@ def _tasks(conn: Any, config: Config, session: SessionContext, args: argparse.Na
         title = validate.text(rest[0], "title", max_chars=validate.MAX_TITLE)
         body = validate.body(rest[1] if len(rest) > 1 else rest[0])
         target = args.to or session.space
-        inbox.check_target(config, session.space, target)
-        task = tasks.file(conn, session.origin, target, title, body, allow_secret=args.allow_secret)
+        task = tasks.file(conn, config, session.origin, target, title, body, allow_secret=args.allow_secret)
         print(f"Filed {task.id} ({task.status}) in space {task.space}.")
         return 0
     if args.action == "update":

@@ -79,8 +79,8 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
             text = validate.body(body)
             session = await state.session(ctx)
             target = _target(to, state, session.space) if to is not None else session.space
-            inbox.check_target(state.config(), session.space, target)
-            task = await state.run(lambda c: tasks.file(c, session.origin, target, head, text))
+            config = state.config()
+            task = await state.run(lambda c: tasks.file(c, config, session.origin, target, head, text))
             where = "inbox of space" if task.status == "inbox" else "backlog of space"
             return _result(
                 f"Filed {task.id} ({task.status}) in the {where} {task.space}.",

@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""A small mutation check of the rules that matter: break one rule in the source, run the tests that
+should notice, put the source back. A mutation the tests do not notice "survives": a rule nothing
+checks. `make mutations` runs them all; the result goes to docs/reliability.md with --write.
+
+    .venv/bin/python scripts/mutations.py                       # all, one at a time
+    .venv/bin/python scripts/mutations.py --only auth-revoked   # one (repeat --only for more)
+    .venv/bin/python scripts/mutations.py --list                # names, rules and tests
+
+Each mutation is one exact source snippet (or a few) and its replacement. A snippet that is not in
+the file exactly once stops the run before anything is changed: when the code moves, the mutation
+is rewritten, never silently skipped. The file is restored in a `finally` (also on Ctrl-C, SIGTERM
+or a timeout) with its original bytes and modification time, and its SHA-256 checked. If someone
+edited the file while the mutation was in place, only the mutated snippets are put back (their edit
+stays) and the run stops.
+
+Exit status: 0 every mutation was killed, 1 at least one survived, 2 the check itself failed (a
+snippet moved, the unmutated tests fail, pytest could not run the tests, or a restore failed).
+
+It edits files of the working tree for about a minute per mutation: run it when nobody else is
+running tests in the same tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "reliability.md"
+BEGIN, END = "<!-- mutations:begin -->", "<!-- mutations:end -->"
+VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider")
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    rule: str  # the rule the mutation breaks, as the table says it
+    path: str  # relative to the repository root
+    edits: tuple[tuple[str, str], ...]  # (exact snippet, replacement); each snippet once in the file
+    tests: tuple[str, ...]  # pytest paths or node ids that should fail
+
+
+HOOK_TESTS = ("tests/unit/test_hook_clients.py", "tests/agents/test_hook_fixtures.py")
+FORGET_TESTS = (
+    "tests/integration/test_forget_rows.py",
+    "tests/tools/test_mcp_stdio.py::test_forget_hides_and_keeps_audit",
+)
+SIGNIN_TESTS = (
+    "tests/unit/test_auth.py",
+    "tests/http/test_signin.py::test_every_refusal_is_the_same_401_and_leaks_nothing",
+)
+
+MUTATIONS: tuple[Mutation, ...] = (
+    # --- which space: a tie is an error, never a guess
+    Mutation(
+        "spaces-path-tie",
+        "two spaces whose paths match equally well: an error",
+        "src/lore/spaces.py",
+        (("    if len(tied) > 1:\n", "    if len(tied) > 99:\n"),),
+        ("tests/unit/test_spaces.py",),
+    ),
+    Mutation(
+        "spaces-remote-tie",
+        "two spaces whose git remotes match: an error",
+        "src/lore/spaces.py",
+        (("    if len(hits) > 1:\n", "    if len(hits) > 99:\n"),),
+        ("tests/unit/test_spaces.py",),
+    ),
+    # --- a tool never takes a space
+    Mutation(
+        "mcp-space-argument",
+        "a tool argument naming a space is refused",
+        "src/lore/mcp/server.py",
+        (
+            (
+                "            extra = sorted(set(arguments) - declared)\n",
+                '            extra = sorted(set(arguments) - declared - {"space"})\n',
+            ),
+        ),
+        (
+            "tests/tools/test_mcp_stdio.py::test_space_argument_is_refused_and_nothing_written",
+            "tests/work/test_mcp_work.py::test_without_accepts_from_nothing_is_written",
+        ),
+    ),
+    # --- forget keeps the audit: the version is closed (never deleted) and forget_log has a row
+    Mutation(
+        "facts-forget-deletes",
+        "forgetting a fact closes its version (no DELETE)",
+        "src/lore/facts.py",
+        (
+            (
+                '"UPDATE facts SET superseded_at = greatest(clock_timestamp(), recorded_at) '
+                'WHERE version_id = %s"',
+                '"DELETE FROM facts WHERE version_id = %s"',
+            ),
+        ),
+        FORGET_TESTS,
+    ),
+    Mutation(
+        "facts-forget-no-log",
+        "forgetting a fact writes a forget_log row",
+        "src/lore/facts.py",
+        (
+            (
+                '        conn.execute(\n            "INSERT INTO forget_log (',
+                '        (lambda *_: None)(\n            "INSERT INTO forget_log (',
+            ),
+        ),
+        FORGET_TESTS,
+    ),
+    Mutation(
+        "notes-forget-deletes",
+        "forgetting a note closes its version (no DELETE)",
+        "src/lore/notes.py",
+        (
+            (
+                '"UPDATE notes SET superseded_at = greatest(clock_timestamp(), recorded_at) '
+                'WHERE version_id = %s"',
+                '"DELETE FROM notes WHERE version_id = %s"',
+            ),
+        ),
+        FORGET_TESTS,
+    ),
+    Mutation(
+        "notes-forget-no-log",
+        "forgetting a note writes a forget_log row",
+        "src/lore/notes.py",
+        (
+            (
+                '        conn.execute(\n            "INSERT INTO forget_log (',
+                '        (lambda *_: None)(\n            "INSERT INTO forget_log (',
+            ),
+        ),
+        FORGET_TESTS,
+    ),
+    # --- accepts_from on every write into another space
+    Mutation(
+        "inbox-accepts-anyone",
+        "check_target: only spaces in accepts_from may write",
+        "src/lore/inbox.py",
+        (
+            (
+                "    if accepted is not None and sender in accepted.accepts_from:\n",
+                "    if accepted is not None:\n",
+            ),
+        ),
+        ("tests/work/test_inbox_rules.py",),
+    ),
+    Mutation(
+        "messages-new-thread-unchecked",
+        "send_message (new thread) checks accepts_from",
+        "src/lore/messages.py",
+        (
+            (
+                "        if reply_to is None:\n            check_target(config, origin.space, to)\n",
+                "        if reply_to is None:\n            pass\n",
+            ),
+        ),
+        ("tests/work/test_messages.py",),
+    ),
+    Mutation(
+        "messages-reply-unchecked",
+        "continuing one's own thread into another space checks accepts_from",
+        "src/lore/messages.py",
+        (
+            (
+                "  # continuing a thread this space started\n                check_target(config, origin.space, to)\n",
+                "  # continuing a thread this space started\n                pass\n",
+            ),
+        ),
+        ("tests/work/test_messages.py",),
+    ),
+    Mutation(
+        "tasks-file-unchecked",
+        "filing a task into another space checks accepts_from (tasks.file, for the CLI and MCP alike)",
+        "src/lore/tasks.py",
+        (("    check_target(config, origin.space, target)\n", "    pass\n"),),
+        ("tests/work/test_tasks.py", "tests/work/test_cli_work.py", "tests/work/test_mcp_work.py"),
+    ),
+    # --- what each agent reads from the session-start hook
+    Mutation(
+        "hook-claude-code-flat",
+        "Claude Code: hookSpecificOutput.additionalContext (a flat key is dropped)",
+        "src/lore/hooks/clients.py",
+        (
+            (
+                '    "claude-code": ClientHook("claude-code", _nested),\n',
+                '    "claude-code": ClientHook("claude-code", '
+                'lambda t: json.dumps({"additionalContext": t})),\n',
+            ),
+        ),
+        HOOK_TESTS,
+    ),
+    Mutation(
+        "hook-gemini-no-event-name",
+        "Gemini CLI: hookEventName in hookSpecificOutput",
+        "src/lore/hooks/clients.py",
+        (
+            (
+                '    "gemini": ClientHook("gemini", _nested),\n',
+                '    "gemini": ClientHook("gemini", lambda t: json.dumps('
+                '{"hookSpecificOutput": {"additionalContext": t}})),\n',
+            ),
+        ),
+        HOOK_TESTS,
+    ),
+    Mutation(
+        "hook-codex-no-event-name",
+        "Codex: hookEventName in hookSpecificOutput",
+        "src/lore/hooks/clients.py",
+        (
+            (
+                '    "codex": ClientHook("codex", _nested),\n',
+                '    "codex": ClientHook("codex", lambda t: json.dumps('
+                '{"hookSpecificOutput": {"additionalContext": t}})),\n',
+            ),
+        ),
+        HOOK_TESTS,
+    ),
+    Mutation(
+        "hook-cursor-key",
+        "Cursor: additional_context",
+        "src/lore/hooks/clients.py",
+        (('json.dumps({"additional_context": text})', 'json.dumps({"additionalContext": text})'),),
+        HOOK_TESTS,
+    ),
+    Mutation(
+        "hook-cline-key",
+        "Cline: contextModification",
+        "src/lore/hooks/clients.py",
+        (('json.dumps({"contextModification": text})', 'json.dumps({"context": text})'),),
+        HOOK_TESTS,
+    ),
+    Mutation(
+        "hook-copilot-injects",
+        "Copilot ignores session-start output: nothing is sent (injects=False)",
+        "src/lore/hooks/clients.py",
+        (
+            (
+                '    "copilot": ClientHook("copilot", _nested, injects=False),\n',
+                '    "copilot": ClientHook("copilot", _nested, injects=True),\n',
+            ),
+        ),
+        HOOK_TESTS,
+    ),
+    # --- export writes every column
+    Mutation(
+        "export-drops-subject",
+        "export keeps every column: subject",
+        "src/lore/transfer.py",
+        (
+            (
+                '{"table": table, "row": {c: row.get(c) for c in cols}}',
+                '{"table": table, "row": {c: row.get(c) for c in cols if c != "subject"}}',
+            ),
+        ),
+        ("tests/reliability/test_transfer.py",),
+    ),
+    Mutation(
+        "export-drops-valid-to",
+        "export keeps every column: valid_to",
+        "src/lore/transfer.py",
+        (
+            (
+                '{"table": table, "row": {c: row.get(c) for c in cols}}',
+                '{"table": table, "row": {c: row.get(c) for c in cols if c != "valid_to"}}',
+            ),
+        ),
+        ("tests/reliability/test_transfer.py",),
+    ),
+    # --- tokens
+    Mutation(
+        "auth-any-token",
+        "a wrong token signs in nobody",
+        "src/lore/auth.py",
+        (
+            ("           WHERE hash = %s AND kind", "           WHERE (hash = %s OR true) AND kind"),
+            (
+                "    if row is None or not hmac.compare_digest(bytes(row[3]), wanted):\n",
+                "    if row is None:\n",
+            ),
+        ),
+        SIGNIN_TESTS,
+    ),
+    Mutation(
+        "auth-revoked-accepted",
+        "a revoked token signs in nobody",
+        "src/lore/auth.py",
+        (("kind = ANY(%s) AND revoked_at IS NULL\n", "kind = ANY(%s)\n"),),
+        SIGNIN_TESTS,
+    ),
+    Mutation(
+        "auth-expired-accepted",
+        "an expired token signs in nobody",
+        "src/lore/auth.py",
+        (
+            (
+                "             AND (expires_at IS NULL OR expires_at > now())",
+                "             AND (expires_at IS NULL OR expires_at > now() OR true)",
+            ),
+        ),
+        SIGNIN_TESTS,
+    ),
+    Mutation(
+        "auth-any-kind",
+        "an OAuth refresh token is no bearer token",
+        "src/lore/auth.py",
+        (
+            (
+                "           WHERE hash = %s AND kind = ANY(%s)",
+                "           WHERE hash = %s AND (kind = ANY(%s) OR true)",
+            ),
+        ),
+        ("tests/http/test_oauth.py", *SIGNIN_TESTS),
+    ),
+)
+
+
+# --- applying and restoring ------------------------------------------------------------------------
+
+
+class CheckError(Exception):
+    """The check itself cannot go on (exit status 2)."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def mutated_text(mutation: Mutation, text: str) -> str:
+    """The file's text with the mutation applied; CheckError when a snippet is not there exactly once."""
+    for old, new in mutation.edits:
+        found = text.count(old)
+        if found != 1:
+            raise CheckError(
+                f"{mutation.name}: the snippet is in {mutation.path} {found} times, not once "
+                f"(the code moved: rewrite the mutation):\n{old}"
+            )
+        text = text.replace(old, new)
+    return text
+
+
+@contextmanager
+def applied(mutation: Mutation) -> Iterator[None]:
+    """The mutation in place for the block; the original bytes and mtime back afterwards, always."""
+    path = ROOT / mutation.path
+    stat = path.stat()
+    original = path.read_bytes()
+    mutated = mutated_text(mutation, original.decode()).encode()
+    _write(path, mutated)
+    try:
+        yield
+    finally:
+        _restore(mutation, path, original, mutated, stat.st_atime_ns, stat.st_mtime_ns)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace the file at once (a process importing it meanwhile sees one version or the other)."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".mutation")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _restore(mutation: Mutation, path: Path, original: bytes, mutated: bytes, atime: int, mtime: int) -> None:
+    current = path.read_bytes()
+    if current == mutated:
+        _write(path, original)
+        # The original mtime back: bytecode cached from the original stays valid, any cached from
+        # the mutant does not (it records the mutant's mtime and size).
+        os.utime(path, ns=(atime, mtime))
+        if _sha(path.read_bytes()) != _sha(original):
+            raise CheckError(f"{mutation.path}: restored, but its SHA-256 differs from the original")
+        return
+    # Someone edited the file while the mutation was in: undo only the mutated snippets.
+    text = current.decode()
+    for old, new in reversed(mutation.edits):
+        if text.count(new) != 1:
+            raise CheckError(
+                f"{mutation.path} changed while mutation {mutation.name} was in place and the mutated "
+                f"snippet is not there once: restore by hand, replacing\n{new}\nwith\n{old}"
+            )
+        text = text.replace(new, old)
+    _write(path, text.encode())
+    raise CheckError(
+        f"{mutation.path} changed while mutation {mutation.name} was in place: the mutated snippets "
+        "were put back (the other edit kept); the result of this run is not trustworthy, run again"
+    )
+
+
+# --- running the tests -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # killed | survived | error
+    seconds: float
+    detail: str = ""
+
+
+def existing(tests: Sequence[str]) -> tuple[list[str], list[str]]:
+    present = [t for t in tests if (ROOT / t.split("::", 1)[0]).exists()]
+    return present, [t for t in tests if t not in present]
+
+
+def run_pytest(tests: Sequence[str], timeout: float) -> Outcome:
+    """pytest in its own process group; on timeout SIGINT (pytest tears its fixtures down and stops
+    the embedded database), then SIGKILL to the group."""
+    python = str(VENV_PYTHON if VENV_PYTHON.exists() else sys.executable)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    started = time.monotonic()
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen(
+            [python, "-m", "pytest", *PYTEST_ARGS, *tests],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            _stop_group(proc)
+        seconds = time.monotonic() - started
+        log.seek(0)
+        tail = "\n".join(log.read().splitlines()[-15:])
+    if code is None:
+        return Outcome("killed", seconds, f"the tests did not finish within {timeout:.0f} s")
+    if code == 0:
+        return Outcome("survived", seconds)
+    if code == 1:  # tests failed
+        first = next((x for x in tail.splitlines() if x.startswith(("FAILED ", "ERROR "))), "")
+        return Outcome("killed", seconds, first.partition(" ")[2].split(" - ")[0])
+    return Outcome("error", seconds, f"pytest exited {code}:\n{tail}")
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    for sig, grace in ((signal.SIGINT, 30), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+# --- report ------------------------------------------------------------------------------------------
+
+
+def table(rows: Sequence[tuple[Mutation, Outcome]]) -> str:
+    lines = ["| mutation | rule it breaks | file | result | s |", "|---|---|---|---|---|"]
+    for m, o in rows:
+        result = {"killed": "killed", "survived": "**survived**", "error": "error"}[o.status]
+        if o.status == "killed" and o.detail:
+            result += f" by `{o.detail}`" if "::" in o.detail else f" ({o.detail})"
+        lines.append(f"| `{m.name}` | {m.rule} | `{m.path}` | {result} | {o.seconds:.0f} |")
+    return "\n".join(lines)
+
+
+def write_doc(rows: Sequence[tuple[Mutation, Outcome]], total: float) -> None:
+    text = DOC.read_text()
+    if text.count(BEGIN) != 1 or text.count(END) != 1:
+        raise CheckError(f"{DOC} has no single {BEGIN} ... {END} block to replace")
+    survived = [m.name for m, o in rows if o.status == "survived"]
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    head = (
+        f"Latest run ({when}, {os.cpu_count()} cores, {total / 60:.0f} min): {len(rows)} mutations, "
+        f"{sum(o.status == 'killed' for _, o in rows)} killed, {len(survived)} survived"
+        + (f" ({', '.join(f'`{s}`' for s in survived)})" if survived else "")
+        + f", {sum(o.status == 'error' for _, o in rows)} errors."
+    )
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOC.write_text(text[:start] + "\n" + head + "\n\n" + table(rows) + "\n" + text[end:])
+
+
+# --- main --------------------------------------------------------------------------------------------
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(2)  # unwinds through the finally blocks: the file is restored
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--only", action="append", metavar="NAME", help="run this mutation (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--check", action="store_true", help="only check that every snippet is in place")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per pytest run (default 600)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip running the tests unmutated first")
+    parser.add_argument("--write", action="store_true", help=f"write the table into {DOC.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+
+    by_name = {m.name: m for m in MUTATIONS}
+    unknown = sorted(set(args.only or ()) - set(by_name))
+    if unknown:
+        parser.error(f"unknown mutation(s) {', '.join(unknown)}; --list shows them")
+    chosen = [by_name[n] for n in args.only] if args.only else list(MUTATIONS)
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}: {m.rule}\n    {m.path}; tests: {' '.join(m.tests)}")
+        return 0
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        if args.check:
+            for m in chosen:
+                mutated_text(m, (ROOT / m.path).read_text())
+            print(f"{len(chosen)} mutations: every snippet is in place")
+            return 0
+        return _run(chosen, args.timeout, not args.no_baseline, args.write)
+    except CheckError as exc:
+        print(f"mutation check failed: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(chosen: Sequence[Mutation], timeout: float, baseline: bool, write: bool) -> int:
+    for m in chosen:  # every snippet in place before any file is touched
+        mutated_text(m, (ROOT / m.path).read_text())
+    started = time.monotonic()
+    if baseline:
+        union, missing = existing(list(dict.fromkeys(t for m in chosen for t in m.tests)))
+        print(f"baseline: {len(union)} test paths, unmutated ...", flush=True)
+        outcome = run_pytest(union, timeout)
+        if outcome.status != "survived":
+            raise CheckError(f"the tests fail without any mutation ({outcome.detail}); fix that first")
+        print(f"baseline: passed in {outcome.seconds:.0f} s", flush=True)
+    rows: list[tuple[Mutation, Outcome]] = []
+    for i, m in enumerate(chosen, 1):
+        tests, missing = existing(m.tests)
+        if missing:
+            print(f"  ({m.name}: not present, skipped: {' '.join(missing)})", flush=True)
+        if not tests:
+            raise CheckError(f"{m.name}: none of its tests exist")
+        print(f"[{i}/{len(chosen)}] {m.name} ({m.path}) ...", end=" ", flush=True)
+        with applied(m):
+            outcome = run_pytest(tests, timeout)
+        print(outcome.status + (f": {outcome.detail}" if outcome.detail else ""), flush=True)
+        rows.append((m, outcome))
+        if outcome.status == "error":
+            raise CheckError(f"{m.name}: pytest could not run its tests: {outcome.detail}")
+    total = time.monotonic() - started
+    print("\n" + table(rows))
+    survived = [m.name for m, o in rows if o.status == "survived"]
+    print(f"\n{len(rows)} mutations: {len(rows) - len(survived)} killed, {len(survived)} survived", end="")
+    print(f" ({', '.join(survived)})" if survived else "", f"in {total / 60:.1f} min")
+    if write:
+        write_doc(rows, total)
+        print(f"written to {DOC.relative_to(ROOT)}")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
