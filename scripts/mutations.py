@@ -59,6 +59,7 @@ FORGET_TESTS = (
     "tests/tools/test_mcp_stdio.py::test_forget_hides_and_keeps_audit",
 )
 SIGNIN_TESTS = (
+    "tests/integration/test_tokens.py",
     "tests/unit/test_auth.py",
     "tests/http/test_signin.py::test_every_refusal_is_the_same_401_and_leaks_nothing",
 )
@@ -78,6 +79,59 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/spaces.py",
         (("    if len(hits) > 1:\n", "    if len(hits) > 99:\n"),),
         ("tests/unit/test_spaces.py",),
+    ),
+    # --- the embedded database: only the OS user running lore gets in, never over TCP
+    Mutation(
+        "embedded-trust",
+        "the embedded cluster's access rules: peer over the socket, no trust",
+        "src/lore/db/embedded.py",
+        (('    "local all all peer map=lore\\n"\n', '    "local all all trust\\n"\n'),),
+        ("tests/unit/test_embedded_access.py", "tests/integration/test_embedded_security.py"),
+    ),
+    Mutation(
+        "embedded-tcp-on-command-line",
+        "every start passes no TCP listener on the server's command line",
+        "src/lore/db/embedded.py",
+        (
+            (
+                '    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0700"]\n',
+                '    return ["-k", str(socket_dir), "-c", "unix_socket_permissions=0700"]\n',
+            ),
+        ),
+        ("tests/unit/test_embedded_access.py", "tests/integration/test_embedded_security.py"),
+    ),
+    Mutation(
+        "embedded-socket-mode",
+        "the socket is 0700 (set on the command line)",
+        "src/lore/db/embedded.py",
+        (
+            (
+                '    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0700"]\n',
+                '    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0777"]\n',
+            ),
+        ),
+        ("tests/unit/test_embedded_access.py", "tests/integration/test_embedded_security.py"),
+    ),
+    # --- a running server follows the config file as it is now
+    Mutation(
+        "config-never-reloaded",
+        "the config file is read again when its stat signature changes",
+        "src/lore/config.py",
+        (
+            (
+                "            if self.loads == 0 or signature != self._signature:\n",
+                "            if self.loads == 0:\n",
+            ),
+        ),
+        ("tests/unit/test_config_reload.py", "tests/tools/test_live_config.py"),
+    ),
+    # --- local HTTP: a web page of another origin may not use /api
+    Mutation(
+        "api-any-origin",
+        "/api refuses a foreign or null Origin in local mode",
+        "src/lore/http/api.py",
+        (("    origin = None if sign_in else foreign_origin(request)\n", "    origin = None\n"),),
+        ("tests/http/test_local_origin.py",),
     ),
     # --- a tool never takes a space
     Mutation(
@@ -189,6 +243,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/tasks.py",
         (("    check_target(config, origin.space, target)\n", "    pass\n"),),
         ("tests/work/test_tasks.py", "tests/work/test_cli_work.py", "tests/work/test_mcp_work.py"),
+    ),
+    # --- a waiting send_message is woken by the commit (LISTEN/NOTIFY), never by polling
+    Mutation(
+        "wait-for-reply-polls",
+        "waiting for a reply polls nothing: it sleeps on the LISTEN socket",
+        "src/lore/messages.py",
+        (
+            (
+                "        events = await listener.wait(remaining)\n        check = any(",
+                "        events = await listener.wait(min(remaining, 0.5))\n        check = True or any(",
+            ),
+        ),
+        ("tests/work/test_mcp_work.py::test_a_waiting_send_message_runs_no_query_while_it_waits",),
     ),
     # --- what each agent reads from the session-start hook
     Mutation(

@@ -321,14 +321,22 @@ def keyword_candidates(
     return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
 
 
+# Filters (space, kind, tag) apply after the index walk; iterative scans (pgvector 0.8 and later)
+# keep walking until `depth` rows pass them, instead of returning fewer. Older pgvector reserves the
+# `hnsw.` prefix without that setting (setting it is an error), so it is set only where it exists;
+# there, a wider ef_search is all that widens the walk.
+_VECTOR_SETTINGS = """
+SELECT set_config('hnsw.ef_search', %s, true),
+       CASE WHEN (SELECT string_to_array(extversion, '.')::int[] >= '{0,8}'
+                    FROM pg_extension WHERE extname = 'vector')
+            THEN set_config('hnsw.iterative_scan', 'relaxed_order', true) END"""
+
+
 def vector_candidates(
     conn: psycopg.Connection, spaces: Sequence[str], vector: Sequence[float], *, model: str,
     kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None, depth: int = DEPTH,
 ) -> list[Candidate]:  # fmt: skip
-    # Filters (space, kind, tag) apply after the index walk; iterative scans keep walking until
-    # `depth` rows pass them, instead of returning fewer.
-    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                 "set_config('hnsw.ef_search', %s, true)", (str(max(40, depth * 2)),))  # fmt: skip
+    conn.execute(_VECTOR_SETTINGS, (str(max(40, depth * 2)),))
     statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
     params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
     rows = conn.execute(statement, params).fetchall()

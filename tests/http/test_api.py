@@ -3,19 +3,14 @@ and local mode (no sign-in, loopback only, no DNS rebinding)."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import httpx2
 import psycopg
 import pytest
 from support.lorehttp import (
-    LORE,
     Server,
     bearer,
-    free_port,
     mcp_session,
     push,
     run_lore,
@@ -117,24 +112,10 @@ def test_local_mode_needs_no_token_and_answers_only_loopback(
 
 def test_readyz_says_when_the_database_is_away(lore_env: dict[str, str], tmp_path: Path) -> None:
     env = {**lore_env, "LORE_DATABASE_URL": "postgresql://lore@127.0.0.1:1/lore?connect_timeout=2"}
-    port = free_port()
-    with open(tmp_path / "away.log", "wb") as log:
-        proc = subprocess.Popen(
-            [LORE, "serve", "--sign-in", "--port", str(port)], env=env, stdout=log, stderr=log
-        )
+    server = start_server(env, tmp_path / "away.log", "--sign-in", ready="/healthz")
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx2.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx2.HTTPError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.1)
-        ready = httpx2.get(f"{url}/readyz", timeout=20)
+        ready = httpx2.get(f"{server.url}/readyz", timeout=20)
         assert ready.status_code == 503 and ready.json()["ok"] is False
         assert "connect" in ready.json()["error"].lower()
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=15)
+        server.stop()

@@ -194,3 +194,28 @@ def test_kind_and_tag_filters_apply_to_both_lists(conn: psycopg.Connection, fake
     assert [h.id for h in find(conn, fake, "TLS certificates", tags=["ops"])] == [f"n_{ops.lineage}"]
     assert [h.id for h in find(conn, fake, "TLS certificates", kinds=["decision"])] == [f"n_{app.lineage}"]
     assert find(conn, fake, "TLS certificates", tags=["ops"], kinds=["decision"]) == []
+
+
+def test_iterative_scans_are_asked_for_where_pgvector_has_them(
+    conn: psycopg.Connection, fake: Runner
+) -> None:
+    """pgvector 0.8+: the vector half keeps walking the index until enough rows pass the filters;
+    older pgvector has no such setting (and refuses it): the search works, with ef_search widened."""
+    seed(conn)
+    embed_pending(conn, fake)
+    conn.commit()
+    version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    assert version is not None
+    conn.commit()  # the block below is a transaction of its own, not a savepoint
+    newer = tuple(int(x) for x in version[0].split(".")[:2]) >= (0, 8)
+    vector = fake.query("deploy")
+    assert vector is not None
+    with conn.transaction():
+        found = search.vector_candidates(conn, ["alpha"], vector, model=fake.model, depth=30)
+        settings = conn.execute(
+            "SELECT current_setting('hnsw.ef_search'), current_setting('hnsw.iterative_scan', true)"
+        ).fetchone()
+    assert found, "the vector half found nothing"
+    assert settings == ("60", "relaxed_order" if newer else None)
+    after = conn.execute("SELECT current_setting('hnsw.iterative_scan', true)").fetchone()
+    assert after == ("off" if newer else None,)  # set for that transaction only

@@ -3,6 +3,7 @@ X-Lore-Workspace header or the client's roots, through the SDK's HTTP client."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,10 +16,22 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, ListRootsResult, Root
-from support.lorehttp import LORE, free_port, start_server, stop_process
+from support.lorehttp import LORE, start_server, stop_process
 from support.mcpclient import call, ok, text
 
 pytestmark = pytest.mark.anyio
+
+
+def printed_port(out: Path, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> int:
+    """The port in the `claude mcp add ... http://127.0.0.1:PORT/mcp` line `lore run` prints."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", out.read_text())
+        if found:
+            return int(found.group(1))
+        assert proc.poll() is None, f"lore exited {proc.returncode}:\n{log.read_text()}"
+        time.sleep(0.1)
+    raise AssertionError(f"lore run printed no URL:\n{log.read_text()}")
 
 
 def wait_healthy(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: float = 30) -> None:
@@ -106,13 +119,13 @@ def test_serve_refuses_non_loopback_without_sign_in(lore_env: dict[str, str]) ->
 
 def test_quickstart_prepares_everything_and_prints_the_line(tmp_path: Path, lore_env: dict[str, str]) -> None:
     """What `make run` runs: a starter config when none, the database up, then HTTP MCP."""
-    port = free_port()  # not port 0: `lore run` prints the URL with this port before it binds
-    env = {**lore_env, "LORE_PORT": str(port)}
+    env = {**lore_env, "LORE_PORT": "0"}  # `lore run` binds first, then prints the port it got
     assert not Path(env["LORE_CONFIG"]).exists()
     out_path, err_path = tmp_path / "run.out", tmp_path / "run.err"
     with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:  # a full pipe cannot block it
         proc = subprocess.Popen([LORE, "run"], env=env, stdout=stdout, stderr=stderr)
     try:
+        port = printed_port(out_path, proc, err_path)
         wait_healthy(port, proc, err_path)
         assert Path(env["LORE_CONFIG"]).exists()
     finally:

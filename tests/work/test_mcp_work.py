@@ -52,6 +52,36 @@ async def test_two_sessions_in_two_spaces_exchange_a_question_and_an_answer(spac
         assert "No unread messages." in text(after)
 
 
+async def test_a_waiting_send_message_runs_no_query_while_it_waits(spaces: Spaces, conn: psycopg.Connection) -> None:
+    """While send_message waits for a reply that does not come, the server runs no query on
+    `messages` (not on its LISTEN connection, not on a pooled one): the wait is on the socket, and a
+    poller of any period under the window (2 s) would show up in pg_stat_activity."""
+    async with lore_session(spaces.env, cwd=spaces.dirs["alpha"], client="agent-alpha") as a:
+        window: dict[str, Any] = {}
+
+        async def watch() -> None:
+            await anyio.sleep(1.0)  # past the send and the first check of the table
+            start = conn.execute("SELECT clock_timestamp()").fetchone()
+            conn.commit()
+            await anyio.sleep(2.0)
+            assert start is not None
+            window["queries"] = conn.execute(
+                """SELECT pid, state, query FROM pg_stat_activity
+                   WHERE pid <> pg_backend_pid() AND datname = current_database()
+                     AND query ILIKE '%%messages%%' AND query_start > %s""",
+                (start[0],),
+            ).fetchall()
+            conn.commit()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            started = time.monotonic()
+            waited = await ok(a, "send_message", to="gamma", body="anyone?", wait_seconds=4)
+        assert 4 <= time.monotonic() - started < 30
+        assert "no reply" in text(waited).lower(), text(waited)
+        assert window["queries"] == [], window["queries"]
+
+
 async def test_without_accepts_from_nothing_is_written(spaces: Spaces, conn: psycopg.Connection) -> None:
     async with lore_session(spaces.env, cwd=spaces.dirs["alpha"]) as a:
         for tool, args in (
