@@ -4,9 +4,8 @@ one LORE_TEST_POSTGRES names (support/older_postgres.py), with the pgvector that
 from __future__ import annotations
 
 import psycopg
-from support import older_postgres
-
 from conftest import OLDER_POSTGRES
+from support import older_postgres
 
 
 def test_the_session_server_is_the_one_asked_for(conn: psycopg.Connection) -> None:

@@ -52,7 +52,9 @@ async def test_two_sessions_in_two_spaces_exchange_a_question_and_an_answer(spac
         assert "No unread messages." in text(after)
 
 
-async def test_a_waiting_send_message_runs_no_query_while_it_waits(spaces: Spaces, conn: psycopg.Connection) -> None:
+async def test_a_waiting_send_message_runs_no_query_while_it_waits(
+    spaces: Spaces, conn: psycopg.Connection
+) -> None:
     """While send_message waits for a reply that does not come, the server runs no query on
     `messages` (not on its LISTEN connection, not on a pooled one): the wait is on the socket, and a
     poller of any period under the window (2 s) would show up in pg_stat_activity."""
