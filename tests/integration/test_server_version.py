@@ -4,7 +4,6 @@ one LORE_TEST_POSTGRES names (support/older_postgres.py), with the pgvector that
 from __future__ import annotations
 
 import psycopg
-from conftest import OLDER_POSTGRES
 from support import older_postgres
 
 
@@ -12,8 +11,8 @@ def test_the_session_server_is_the_one_asked_for(conn: psycopg.Connection) -> No
     server = conn.execute("SHOW server_version").fetchone()
     vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
     assert server is not None and vector is not None
-    if OLDER_POSTGRES:
-        _, want_server, want_vector = older_postgres.VERSIONS[OLDER_POSTGRES]
+    if older_postgres.ASKED:
+        _, want_server, want_vector = older_postgres.VERSIONS[older_postgres.ASKED]
         assert (server[0], vector[0]) == (want_server, want_vector)
     else:
         assert server[0].startswith("18.")

