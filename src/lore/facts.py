@@ -14,7 +14,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
-from lore import secrets
+from lore import ids, secrets
 from lore.errors import Conflict, InvalidInput, NotFound, Refused
 from lore.session import Origin
 from lore.timeline import When
@@ -36,10 +36,11 @@ class Fact:
 
     @property
     def id(self) -> str:
-        return f"f_{self.lineage}"
+        return ids.fact(self.lineage)
 
 
 NOW = When()  # current belief, valid now
+_SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
     "recorded_at, superseded_at, source, workspace"
@@ -85,10 +86,15 @@ def revise(
 ) -> tuple[Fact, Fact]:
     """Close the current version of `lineage` and write the next; returns (old, new)."""
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
+    if statement is None and subject is None and valid_from is None and valid_to is None:
+        raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
         old = _lock_current(conn, origin, readable, lineage, "Revise it")
         new_from = valid_from or old.valid_from
         new_to = valid_to if valid_to is not None else old.valid_to
+        same = (statement or old.statement, subject if subject is not None else old.subject, new_from, new_to)
+        if same == (old.statement, old.subject, old.valid_from, old.valid_to):
+            raise InvalidInput(f"Nothing to change: {old.id} already says exactly that.", _SAME_HINT)
         _check_interval(new_from, new_to)
         stamp = conn.execute(
             "SELECT greatest(clock_timestamp(), %s::timestamptz)", (old.recorded_at,)

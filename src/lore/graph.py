@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import psycopg
 
+from lore import ids
 from lore.errors import InvalidInput, NotFound, Refused
 from lore.session import Origin
 
@@ -27,7 +28,7 @@ class Edge:
     created: bool  # False when the same edge already existed
 
     def describe(self) -> str:
-        return f"n_{self.from_note} {self.relation} n_{self.to_note}"
+        return f"{ids.note(self.from_note)} {self.relation} {ids.note(self.to_note)}"
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Link:
 
     def describe(self) -> str:
         if self.outgoing:
-            return f"n_{self.hit} {self.relation} this"
+            return f"{ids.note(self.hit)} {self.relation} this"
         return f"this {self.relation} n_{self.hit}"
 
 

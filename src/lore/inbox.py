@@ -7,12 +7,12 @@ a reply to a message the target itself sent here (asking someone lets them answe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from lore import ids
 from lore.config import Config
 from lore.errors import InvalidInput, NotFound, Refused
 
@@ -20,16 +20,6 @@ STATUSES = ("inbox", "todo", "doing", "blocked", "done")
 OPEN_STATUSES = ("inbox", "doing", "blocked", "todo")  # the order open tasks are listed in
 MAX_MESSAGE = 4_000
 MAX_WAIT_SECONDS = 60
-_MESSAGE_ID = re.compile(r"^m_(?P<num>[0-9]{1,18})$")
-_TASK_ID = re.compile(r"^n_(?P<num>[0-9]{1,18})$")
-
-
-def message_id(num: int) -> str:
-    return f"m_{num}"
-
-
-def task_id(lineage: int) -> str:
-    return f"n_{lineage}"
 
 
 def _short(value: object) -> str:
@@ -39,23 +29,23 @@ def _short(value: object) -> str:
 
 
 def parse_message_id(value: object, field: str = "reply_to") -> int:
-    match = _MESSAGE_ID.match(value.strip()) if isinstance(value, str) else None
-    if match is None:
+    found = ids.match(value, ids.MESSAGE)
+    if found is None:
         raise InvalidInput(
             f"{field} must be a message id like m_12, got {_short(value)}.",
             "Use an id shown by read_messages (or returned by send_message).",
         )
-    return int(match["num"])
+    return found[1]
 
 
 def parse_task_id(value: object) -> int:
-    match = _TASK_ID.match(value.strip()) if isinstance(value, str) else None
-    if match is None:
+    found = ids.match(value, ids.NOTE)
+    if found is None:
         raise InvalidInput(
             f"id must be a task id like n_12, got {_short(value)}.",
             "Use an id from file_task or read_messages' task list.",
         )
-    return int(match["num"])
+    return found[1]
 
 
 def parse_status(value: object) -> str:

@@ -16,7 +16,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
-from lore import secrets
+from lore import ids, secrets
 from lore.config import Config
 from lore.errors import InvalidInput, NotFound
 from lore.inbox import check_target
@@ -41,11 +41,11 @@ class Message:
 
     @property
     def id(self) -> str:
-        return f"m_{self.num}"
+        return ids.message(self.num)
 
     @property
     def reply_id(self) -> str | None:
-        return f"m_{self.reply_to}" if self.reply_to is not None else None
+        return ids.message(self.reply_to) if self.reply_to is not None else None
 
 
 _COLUMNS = (

@@ -14,7 +14,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
-from lore import secrets
+from lore import ids, secrets
 from lore.errors import NotFound, Refused
 from lore.session import Origin
 
@@ -35,7 +35,7 @@ class Note:
 
     @property
     def id(self) -> str:
-        return f"n_{self.lineage}"
+        return ids.note(self.lineage)
 
 
 _COLUMNS = (

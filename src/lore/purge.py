@@ -14,14 +14,13 @@ the content. Ids are global: purge finds the item in whichever space holds it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import psycopg
 
+from lore import ids
 from lore.errors import InvalidInput, NotFound
 
-_ID = re.compile(r"^(?P<prefix>[fnm])_(?P<num>[0-9]{1,18})$")
 # Tables that held the erased rows: `VACUUM` them afterwards so dead tuples are cleared from disk pages.
 TABLES = {
     "f": ("facts", "forget_log"),
@@ -47,12 +46,12 @@ class Plan:
 
 
 def parse_id(value: str) -> tuple[str, int]:
-    match = _ID.match(value.strip())
-    if match is None:
+    found = ids.match(value)
+    if found is None:
         raise InvalidInput(
             f"{value[:40]!r} is not a lore id.", "Pass a fact (f_12), note or task (n_7) or message (m_3) id."
         )
-    return match["prefix"], int(match["num"])
+    return found
 
 
 _COUNTS = {

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from lore import graph, secrets
+from lore import graph, ids, secrets
 from lore.embeddings import to_pgvector
 from lore.errors import NotFound
 from lore.session import Origin
@@ -450,22 +450,22 @@ def _show(
     top: Sequence[Scored],
     linked: Sequence[tuple[int, graph.Link]],
 ) -> list[Hit]:
-    ids = [r.lineage for r in top] + [lineage for lineage, _ in linked]
+    wanted = [r.lineage for r in top] + [lineage for lineage, _ in linked]
     matched = [r.lineage for r in top if r.matched] if forms is not None else []
     rank = forms.rank if forms is not None else None
-    rows = conn.execute(_SHOW, {"rank": rank, "ids": ids, "matched": matched}).fetchall()
+    rows = conn.execute(_SHOW, {"rank": rank, "ids": wanted, "matched": matched}).fetchall()
     shown = {lineage: (kind, title, _clean(text)) for lineage, kind, title, text in rows}
     hits = []
     for r in top:
         if r.lineage in shown:
             kind, title, text = shown[r.lineage]
-            hits.append(Hit(f"n_{r.lineage}", kind, title, text, round(r.score, 3), why(r)))
+            hits.append(Hit(ids.note(r.lineage), kind, title, text, round(r.score, 3), why(r)))
     scores = {r.lineage: r.score for r in top}
     for lineage, link in linked:
         if lineage in shown:
             kind, title, text = shown[lineage]
             score = round(0.5 * scores.get(link.hit, 0.0), 3)
-            hits.append(Hit(f"n_{lineage}", kind, title, text, score, "linked", link.describe()))
+            hits.append(Hit(ids.note(lineage), kind, title, text, score, "linked", link.describe()))
     return hits
 
 

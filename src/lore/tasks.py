@@ -16,7 +16,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
-from lore import secrets
+from lore import ids, secrets
 from lore.config import Config
 from lore.errors import NotFound, Refused
 from lore.inbox import OPEN_STATUSES, check_target
@@ -38,7 +38,7 @@ class Task:
 
     @property
     def id(self) -> str:
-        return f"n_{self.lineage}"
+        return ids.note(self.lineage)
 
 
 @dataclass(frozen=True)

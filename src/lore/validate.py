@@ -3,9 +3,9 @@ what and how to fix."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from lore import ids
 from lore.errors import InvalidInput
 
 MAX_STATEMENT = 1_000
@@ -18,7 +18,6 @@ MAX_REASON = 1_000
 NOTE_KINDS = (
     "brief", "product", "pattern", "tech", "active", "progress", "devenv", "task", "plan", "decision", "note",
 )  # fmt: skip
-_ID = re.compile(r"^(?P<prefix>[fn])_(?P<num>[0-9]{1,18})$")
 
 
 def text(value: object, field: str, *, max_chars: int, required: bool = True) -> str | None:
@@ -102,14 +101,24 @@ def tags(value: object) -> list[str]:
     return cleaned
 
 
+def limit(value: object, field: str, low: int, high: int) -> int:
+    """A whole number from `low` to `high` (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(
+            f"{field} must be a whole number between {low} and {high}, got {repr(value)[:40]}.",
+            f"Pass {field} from {low} to {high}, or leave it out.",
+        )
+    return value
+
+
 def item_id(value: object, *, expect: str | None = None) -> tuple[str, int]:
     """`f_12` / `n_7` -> ("f", 12). `expect` restricts the prefix."""
     if not isinstance(value, str):
         raise InvalidInput(f"id must be a string like f_12 or n_7, got {type(value).__name__}.", _ID_HINT)
-    match = _ID.match(value.strip())
-    if not match:
+    found = ids.match(value, "fn")
+    if found is None:
         raise InvalidInput(f"{value[:40]!r} is not a lore id.", _ID_HINT)
-    prefix, number = match["prefix"], int(match["num"])
+    prefix, number = found
     if expect and prefix != expect:
         what = "a fact id (f_…)" if expect == "f" else "a note id (n_…)"
         raise InvalidInput(f"{value} is not {what}.", _ID_HINT)

@@ -21,7 +21,7 @@ from pathlib import Path
 import anyio
 import psycopg
 import pytest
-from support.mcpclient import call, lore_session, text
+from support.mcpclient import call, lore_stdio_session, text
 
 from lore.db import embedded
 
@@ -246,7 +246,7 @@ def test_sixteen_sessions_racing_the_first_start_lose_no_write(fresh_root: Path)
     acknowledged: list[str] = []
 
     async def session(n: int) -> None:
-        async with lore_session(env, cwd=project, client=f"racer-{n}") as s:
+        async with lore_stdio_session(env, cwd=project, client=f"racer-{n}") as s:
             for i in range(writes):
                 result = await call(s, "remember_fact", statement=f"racer {n} fact {i}")
                 if result.is_error:

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import psycopg
 import pytest
-from support.mcpclient import call, lore_session, ok, text
+from support.mcpclient import call, lore_stdio_session, ok, text
 
 pytestmark = pytest.mark.anyio
 WRITERS = 8
@@ -21,7 +21,7 @@ async def test_eight_processes_revise_the_same_fact(
     project = tmp_path / "proj"
     project.mkdir()
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "p"\npaths = ["{project}"]\n')
-    async with lore_session(lore_env, cwd=project) as s:
+    async with lore_stdio_session(lore_env, cwd=project) as s:
         fid = (await ok(s, "remember_fact", statement="version 0")).structured_content["id"]
 
     ready = 0
@@ -30,7 +30,7 @@ async def test_eight_processes_revise_the_same_fact(
 
     async def writer(n: int) -> None:
         nonlocal ready
-        async with lore_session(lore_env, cwd=project, client=f"writer-{n}") as w:
+        async with lore_stdio_session(lore_env, cwd=project, client=f"writer-{n}") as w:
             await ok(w, "recall_facts")  # session resolved, pool connected: the race is the revise
             ready += 1
             if ready == WRITERS:

@@ -1,4 +1,6 @@
-"""The six tools through the SDK's real client over stdio against `lore mcp` and the real database."""
+"""The six tools through the SDK's real client against lore's MCP server and the real database: the
+server in this process (tests/support/mcpclient.py), and one smoke test of the real `lore mcp`
+process over stdio."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support.mcpclient import call, lore_session, ok, text
+from support.mcpclient import call, lore_session, lore_stdio_session, ok, text
 
 pytestmark = pytest.mark.anyio
 
@@ -79,6 +81,29 @@ async def test_source_is_the_client_name_and_workspace_recorded(
         await ok(s, "remember_fact", statement="from a subfolder")
     row = conn.execute("SELECT space, source, workspace FROM facts").fetchone()
     assert row == ("alpha", "claude-code", str(sub))
+
+
+async def test_the_real_lore_mcp_process_over_stdio(
+    projects: dict[str, Path], lore_env: dict[str, str], conn: psycopg.Connection
+) -> None:
+    """What an agent starts: `lore mcp` as a process, its stdio framed by the SDK's client; the six
+    tools listed, a write into the space of the process's working directory, read back."""
+    async with lore_stdio_session(lore_env, cwd=projects["beta"], client="smoke") as s:
+        listed = [t.name for t in (await s.list_tools()).tools]
+        assert listed[:6] == [
+            "remember_fact",
+            "remember_note",
+            "recall_facts",
+            "search_notes",
+            "revise_fact",
+            "forget",
+        ]
+        stored = await ok(s, "remember_fact", statement="over real stdio")
+        assert stored.structured_content == {"id": "f_1", "space": "beta"}
+        assert "over real stdio" in text(await ok(s, "recall_facts"))
+    assert conn.execute("SELECT space, source, statement FROM facts").fetchall() == [
+        ("beta", "smoke", "over real stdio")
+    ]
 
 
 async def test_workspace_argument_and_roots_beat_cwd(

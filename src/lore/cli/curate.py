@@ -65,10 +65,6 @@ def fact(
             return 0
         _, lineage = validate.item_id(first or "", expect="f")
         new_text = validate.statement(second) if second is not None else None
-        if new_text is None and subj is None and start is None and end is None:
-            raise InvalidInput(
-                "Nothing to change.", "Pass a new STATEMENT, --subject, --valid-from or --valid-to."
-            )
         _, new = facts.revise(
             conn, session.origin, session.readable, lineage, statement=new_text, subject=subj,
             valid_from=start, valid_to=end, allow_secret=allow_secret,

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lore import inbox
+from lore import ids, inbox
 from lore.config import load_config
 from lore.db import embedded
 from lore.hooks import clients, guard, log, store
@@ -84,11 +84,11 @@ class ShownMessage:
 
     @property
     def id(self) -> str:
-        return inbox.message_id(self.num)
+        return ids.message(self.num)
 
     @property
     def reply_id(self) -> str | None:
-        return inbox.message_id(self.reply_to) if self.reply_to is not None else None
+        return ids.message(self.reply_to) if self.reply_to is not None else None
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class ShownTask:
 
     @property
     def id(self) -> str:
-        return inbox.task_id(self.lineage)
+        return ids.note(self.lineage)
 
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:

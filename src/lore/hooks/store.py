@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from lore import ids
 from lore.db.embedded import bin_dir
 
 # Enough rows to fill the largest budget (9,500 characters / ~25 per shortest line).
@@ -51,7 +52,7 @@ class StoredFact:
 
     @property
     def id(self) -> str:
-        return f"f_{self.lineage}"
+        return ids.fact(self.lineage)
 
 
 @dataclass(frozen=True)

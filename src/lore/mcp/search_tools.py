@@ -8,31 +8,14 @@ which the web UI calls too.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import Field
 
-from lore import graph, retrieve, search, validate
-from lore.errors import LoreError
-from lore.mcp.server import AppState
-
-T = TypeVar("T")
-
-
-def _result(text: str, structured: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-
-
-async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
-    """LoreErrors become tool errors carrying message + hint (as in lore.mcp.tools)."""
-    try:
-        return await fn()
-    except LoreError as exc:
-        raise ToolError(str(exc)) from exc
+from lore import graph, ids, retrieve, search, validate
+from lore.mcp.server import AppState, result
 
 
 def _line(hit: search.Hit) -> str:
@@ -55,23 +38,19 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
         tags: list[str] | None = None,
         limit: int = 5,
     ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            q = validate.text(query, "query", max_chars=1000)
-            assert q is not None
-            ks = [validate.kind(k) for k in kinds] if kinds else None
-            labels = validate.tags(tags) or None
-            if not isinstance(limit, int) or not 1 <= limit <= 20:
-                raise ToolError("limit must be between 1 and 20.")
-            session = await state.session(ctx)
-            hits = await retrieve.find(
-                state, session.readable, q, session_space=session.space, kinds=ks, tags=labels, limit=limit
-            )
-            if not hits:
-                return _result(f"No notes match {q!r}.", {"results": []})
-            results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
-            return _result("\n".join(_line(h) for h in hits), {"results": results})
-
-        return await _guard(go)
+        q = validate.text(query, "query", max_chars=1000)
+        assert q is not None
+        ks = [validate.kind(k) for k in kinds] if kinds else None
+        labels = validate.tags(tags) or None
+        count = validate.limit(limit, "limit", 1, 20)
+        session = await state.session(ctx)
+        hits = await retrieve.find(
+            state, session.readable, q, session_space=session.space, kinds=ks, tags=labels, limit=count
+        )
+        if not hits:
+            return result(f"No notes match {q!r}.", {"results": []})
+        results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
+        return result("\n".join(_line(h) for h in hits), {"results": results})
 
 
 _LINK_SIGNATURE = inspect.Signature(
@@ -90,18 +69,13 @@ _LINK_SIGNATURE = inspect.Signature(
 
 def register(server: MCPServer[AppState], state: AppState) -> None:
     async def link_notes(**args: Any) -> CallToolResult:
-        async def go() -> CallToolResult:
-            _, source = validate.item_id(args["from"], expect="n")
-            _, target = validate.item_id(args["to"], expect="n")
-            rel = graph.relation(args["relation"])
-            session = await state.session(args["ctx"])
-            edge = await state.run(
-                lambda c: graph.link(c, session.origin, session.readable, source, rel, target)
-            )
-            said = "Linked" if edge.created else "Already linked"
-            return _result(f"{said}: {edge.describe()}.", {"edge": edge.describe(), "created": edge.created})
-
-        return await _guard(go)
+        _, source = validate.item_id(args["from"], expect="n")
+        _, target = validate.item_id(args["to"], expect="n")
+        rel = graph.relation(args["relation"])
+        session = await state.session(args["ctx"])
+        edge = await state.run(lambda c: graph.link(c, session.origin, session.readable, source, rel, target))
+        said = "Linked" if edge.created else "Already linked"
+        return result(f"{said}: {edge.describe()}.", {"edge": edge.describe(), "created": edge.created})
 
     # `from` is a Python keyword: the tool declares it through an alias (what the schema shows).
     link_notes.__signature__ = _LINK_SIGNATURE  # type: ignore[attr-defined]
@@ -112,20 +86,17 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         description="Say a note does not answer a query: searches close to that query skip it from now on."
     )
     async def mark_irrelevant(note_id: str, query: str, ctx: Context[AppState, Any]) -> CallToolResult:
-        async def go() -> CallToolResult:
-            _, lineage = validate.item_id(note_id, expect="n")
-            q = validate.text(query, "query", max_chars=1000)
-            assert q is not None
-            session = await state.session(ctx)
-            vector, model = await retrieve.query_vector(state, q)
-            await state.run(
-                lambda c: search.mark_irrelevant(
-                    c, session.origin, session.readable, lineage, q, vector=vector, model=model
-                )
+        _, lineage = validate.item_id(note_id, expect="n")
+        q = validate.text(query, "query", max_chars=1000)
+        assert q is not None
+        session = await state.session(ctx)
+        vector, model = await retrieve.query_vector(state, q)
+        await state.run(
+            lambda c: search.mark_irrelevant(
+                c, session.origin, session.readable, lineage, q, vector=vector, model=model
             )
-            return _result(
-                f"Noted: n_{lineage} will be left out of searches like {q!r} (other searches still find it).",
-                {"id": f"n_{lineage}", "query": q},
-            )
-
-        return await _guard(go)
+        )
+        return result(
+            f"Noted: n_{lineage} will be left out of searches like {q!r} (other searches still find it).",
+            {"id": ids.note(lineage), "query": q},
+        )

@@ -9,6 +9,8 @@ The server, never the model, decides the space: each session's workspace comes f
 from __future__ import annotations
 
 import logging
+import uuid
+import warnings
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -20,13 +22,14 @@ from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVeri
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from lore import __version__, retrieve
 from lore.config import Config
-from lore.errors import ConfigError
+from lore.errors import ConfigError, LoreError
 from lore.runtime import WORKSPACE_HEADER, Runtime, file_path
 from lore.session import SessionContext, build
 from lore.workspace import WorkspaceSignal, choose_workspace, usable
@@ -54,6 +57,8 @@ class AppState(Runtime):
     """The runtime plus what MCP sessions need: each session's resolved space, remembered."""
 
     _sessions: dict[str, _Cached] = field(default_factory=dict)
+    # stdio serves one session per server; HTTP sessions are told apart by their MCP session id.
+    stdio_session: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     # The space each session was last given (key: user|session): to say so when it changes.
     _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
 
@@ -134,13 +139,23 @@ async def _roots(ctx: Context[Any, Any]) -> list[str]:
     caps = ctx.session.client_capabilities
     if caps is None or caps.roots is None:
         return []
+    # roots/list is deprecated by the 2026-07-28 protocol, but it is still the only workspace signal
+    # some clients send; the warning is raised when the call is made, so only that is silenced.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        pending = ctx.session.list_roots()
     try:
         with anyio.fail_after(3):
-            result = await ctx.session.list_roots()
+            result = await pending
     except Exception as exc:  # a client that advertises roots but cannot answer: fall back to cwd
         log.info("roots/list failed: %r", exc)
         return []
     return [str(root.uri) for root in result.roots]
+
+
+def result(text: str, structured: dict[str, Any]) -> CallToolResult:
+    """A tool's answer: compact text for the model, the same facts as structured content."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
 class LoreServer(MCPServer[AppState]):
@@ -171,8 +186,15 @@ class LoreServer(MCPServer[AppState]):
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_explain(name, exc.__cause__)) from exc
+            said = str(exc)
+            if isinstance(exc.__cause__, LoreError):
+                # lore's own refusal: its message and hint reach the model (the SDK would hide them
+                # as an unexpected error); nothing else from an exception ever does.
+                said = f"Error executing tool {name}: {exc.__cause__}"
             if notices:
-                raise ToolError("\n".join([*notices, str(exc)])) from exc
+                said = "\n".join([*notices, said])
+            if said != str(exc):
+                raise ToolError(said) from exc.__cause__
             raise
         finally:
             _NOTICES.reset(token)

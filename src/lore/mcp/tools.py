@@ -5,33 +5,16 @@ Descriptions are short and exact: the JSON of tools/list is paid for in every se
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 from lore import facts, notes, render, retrieve, validate
-from lore.errors import LoreError
 from lore.mcp import search_tools
-from lore.mcp.server import AppState
+from lore.mcp.server import AppState, result
 from lore.session import SessionContext
 from lore.timeline import When, parse_time
-
-T = TypeVar("T")
-
-
-def _result(text: str, structured: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-
-
-async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
-    """LoreErrors become tool errors carrying message + hint; nothing else leaks details."""
-    try:
-        return await fn()
-    except LoreError as exc:
-        raise ToolError(str(exc)) from exc
 
 
 def register(server: MCPServer[AppState], state: AppState) -> None:
@@ -50,21 +33,14 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
     ) -> CallToolResult:
         """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true."""
 
-        async def go() -> CallToolResult:
-            text = validate.statement(statement)
-            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-            start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
-            session = await state.session(ctx)
-            fact = await state.run(
-                lambda c: facts.remember(
-                    c, session.origin, text, subject=subj, valid_from=start, valid_to=end
-                )
-            )
-            return _result(
-                f"Remembered {fact.id} in space {fact.space}.", {"id": fact.id, "space": fact.space}
-            )
-
-        return await _guard(go)
+        text = validate.statement(statement)
+        subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+        start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+        session = await state.session(ctx)
+        fact = await state.run(
+            lambda c: facts.remember(c, session.origin, text, subject=subj, valid_from=start, valid_to=end)
+        )
+        return result(f"Remembered {fact.id} in space {fact.space}.", {"id": fact.id, "space": fact.space})
 
     @server.tool(
         description=(
@@ -81,21 +57,18 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
     ) -> CallToolResult:
         """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
 
-        async def go() -> CallToolResult:
-            text, k = validate.body(body), validate.kind(kind)
-            head = validate.optional(title, "title", validate.MAX_TITLE)
-            labels = validate.tags(tags)
-            session = await state.session(ctx)
-            note = await state.run(
-                lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
-            )
-            retrieve.poke(state)  # embedded in the background, never waited for
-            return _result(
-                f"Remembered {note.id} ({note.kind}) in space {note.space}.",
-                {"id": note.id, "kind": note.kind, "space": note.space},
-            )
-
-        return await _guard(go)
+        text, k = validate.body(body), validate.kind(kind)
+        head = validate.optional(title, "title", validate.MAX_TITLE)
+        labels = validate.tags(tags)
+        session = await state.session(ctx)
+        note = await state.run(
+            lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
+        )
+        retrieve.poke(state)  # embedded in the background, never waited for
+        return result(
+            f"Remembered {note.id} ({note.kind}) in space {note.space}.",
+            {"id": note.id, "kind": note.kind, "space": note.space},
+        )
 
     @server.tool(
         description=(
@@ -111,24 +84,21 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
     ) -> CallToolResult:
         """as_of: what lore believed then; valid_at: what was true then (ISO dates)."""
 
-        async def go() -> CallToolResult:
-            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-            when = When(parse_time(as_of, "as_of"), parse_time(valid_at, "valid_at"))
-            session = await state.session(ctx)
-            budget = state.config().session_start_max_chars
-            rows, total = await state.run(lambda c: _recall(c, session, when, subj))
-            header = _recall_header(subj, when)
-            out = render.recall(
-                rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget,
-                total=total, header=header,
-            )  # fmt: skip
-            shown = rows[: out.shown]
-            return _result(
-                out.text,
-                {"space": session.space, "total": total, "shown": out.shown, "ids": [f.id for f in shown]},
-            )
-
-        return await _guard(go)
+        subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+        when = When(parse_time(as_of, "as_of"), parse_time(valid_at, "valid_at"))
+        session = await state.session(ctx)
+        budget = state.config().session_start_max_chars
+        rows, total = await state.run(lambda c: _recall(c, session, when, subj))
+        header = _recall_header(subj, when)
+        out = render.recall(
+            rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget,
+            total=total, header=header,
+        )  # fmt: skip
+        shown = rows[: out.shown]
+        return result(
+            out.text,
+            {"space": session.space, "total": total, "shown": out.shown, "ids": [f.id for f in shown]},
+        )
 
     # search_notes lives with the retrieval tools; registered here to keep the core tools' order.
     search_tools.register_search(server, state)
@@ -142,44 +112,36 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         valid_from: str | None = None,
         valid_to: str | None = None,
     ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            _, lineage = validate.item_id(id, expect="f")
-            text = validate.statement(statement) if statement is not None else None
-            subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-            start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
-            if text is None and subj is None and start is None and end is None:
-                raise ToolError("Nothing to change: pass statement, subject, valid_from or valid_to.")
-            session = await state.session(ctx)
-            _, new = await state.run(
-                lambda c: facts.revise(
-                    c,
-                    session.origin,
-                    session.readable,
-                    lineage,
-                    statement=text,
-                    subject=subj,
-                    valid_from=start,
-                    valid_to=end,
-                )
+        _, lineage = validate.item_id(id, expect="f")
+        text = validate.statement(statement) if statement is not None else None
+        subj = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+        start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+        session = await state.session(ctx)
+        _, new = await state.run(
+            lambda c: facts.revise(
+                c,
+                session.origin,
+                session.readable,
+                lineage,
+                statement=text,
+                subject=subj,
+                valid_from=start,
+                valid_to=end,
             )
-            return _result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
-
-        return await _guard(go)
+        )
+        return result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
 
     @server.tool(
         description="Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail."
     )
     async def forget(id: str, reason: str, ctx: Context[AppState, Any]) -> CallToolResult:
-        async def go() -> CallToolResult:
-            prefix, lineage = validate.item_id(id)
-            why = validate.text(reason, "reason", max_chars=validate.MAX_REASON)
-            assert why is not None
-            session = await state.session(ctx)
-            module = facts if prefix == "f" else notes
-            await state.run(lambda c: module.forget(c, session.origin, session.readable, lineage, why))
-            return _result(f"Forgot {id}.", {"id": id})
-
-        return await _guard(go)
+        prefix, lineage = validate.item_id(id)
+        why = validate.text(reason, "reason", max_chars=validate.MAX_REASON)
+        assert why is not None
+        session = await state.session(ctx)
+        module = facts if prefix == "f" else notes
+        await state.run(lambda c: module.forget(c, session.origin, session.readable, lineage, why))
+        return result(f"Forgot {id}.", {"id": id})
 
 
 def _recall(

@@ -6,42 +6,21 @@ The only tools with a target space (`to`): they write into another space's inbox
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 from lore import inbox, messages, tasks, validate
-from lore.errors import LoreError
 from lore.listen import CHANNEL_MESSAGES, Listener
-from lore.mcp.server import AppState
-
-T = TypeVar("T")
-
-# stdio serves one session per process; HTTP sessions are told apart by their MCP session id.
-_PROCESS_SESSION = uuid.uuid4().hex[:16]
-
-
-def _result(text: str, structured: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-
-
-async def _guard(fn: Callable[[], Awaitable[T]]) -> T:
-    """LoreErrors become tool errors carrying message + hint; nothing else leaks details."""
-    try:
-        return await fn()
-    except LoreError as exc:
-        raise ToolError(str(exc)) from exc
+from lore.mcp.server import AppState, result
 
 
 def _session_key(state: AppState, ctx: Context[AppState, Any]) -> str | None:
     """Who "this session" is, so that it never reads its own messages (None: unknown, reads all)."""
     if state.transport == "stdio":
-        return _PROCESS_SESSION
+        return state.stdio_session
     session_id = (ctx.headers or {}).get("mcp-session-id")
     return str(session_id) if session_id else None
 
@@ -74,39 +53,33 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
     async def file_task(
         title: str, body: str, ctx: Context[AppState, Any], to: str | None = None
     ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            head = validate.text(title, "title", max_chars=validate.MAX_TITLE)
-            text = validate.body(body)
-            session = await state.session(ctx)
-            target = _target(to, state, session.space) if to is not None else session.space
-            config = state.config()
-            task = await state.run(lambda c: tasks.file(c, config, session.origin, target, head, text))
-            where = "inbox of space" if task.status == "inbox" else "backlog of space"
-            return _result(
-                f"Filed {task.id} ({task.status}) in the {where} {task.space}.",
-                {"id": task.id, "space": task.space, "status": task.status},
-            )
-
-        return await _guard(go)
+        head = validate.text(title, "title", max_chars=validate.MAX_TITLE)
+        text = validate.body(body)
+        session = await state.session(ctx)
+        target = _target(to, state, session.space) if to is not None else session.space
+        config = state.config()
+        task = await state.run(lambda c: tasks.file(c, config, session.origin, target, head, text))
+        where = "inbox of space" if task.status == "inbox" else "backlog of space"
+        return result(
+            f"Filed {task.id} ({task.status}) in the {where} {task.space}.",
+            {"id": task.id, "space": task.space, "status": task.status},
+        )
 
     @server.tool(description="Set a task's status: inbox|todo|doing|blocked|done; note says why.")
     async def update_task(
         id: str, status: str, ctx: Context[AppState, Any], note: str | None = None
     ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            lineage = inbox.parse_task_id(id)
-            new = inbox.parse_status(status)
-            why = validate.optional(note, "note", validate.MAX_REASON)
-            session = await state.session(ctx)
-            before, task = await state.run(
-                lambda c: tasks.update(c, session.origin, session.readable, lineage, new, why)
-            )
-            return _result(
-                f"{task.id}: {before} → {task.status}.",
-                {"id": task.id, "status": task.status, "previous": before},
-            )
-
-        return await _guard(go)
+        lineage = inbox.parse_task_id(id)
+        new = inbox.parse_status(status)
+        why = validate.optional(note, "note", validate.MAX_REASON)
+        session = await state.session(ctx)
+        before, task = await state.run(
+            lambda c: tasks.update(c, session.origin, session.readable, lineage, new, why)
+        )
+        return result(
+            f"{task.id}: {before} → {task.status}.",
+            {"id": task.id, "status": task.status, "previous": before},
+        )
 
     @server.tool(
         description="Message another space's agents (≤4000 chars); reply_to: the m_ id answered; "
@@ -119,76 +92,68 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         reply_to: str | None = None,
         wait_seconds: float = 0,
     ) -> CallToolResult:
-        async def go() -> CallToolResult:
-            text = validate.text(body, "body", max_chars=inbox.MAX_MESSAGE)
-            assert text is not None
-            answered = inbox.parse_message_id(reply_to) if reply_to is not None else None
-            wait = inbox.wait_seconds(wait_seconds)
-            session = await state.session(ctx)
-            target = _target(to, state, session.space)
-            key = _session_key(state, ctx)
-            config = state.config()
+        text = validate.text(body, "body", max_chars=inbox.MAX_MESSAGE)
+        assert text is not None
+        answered = inbox.parse_message_id(reply_to) if reply_to is not None else None
+        wait = inbox.wait_seconds(wait_seconds)
+        session = await state.session(ctx)
+        target = _target(to, state, session.space)
+        key = _session_key(state, ctx)
+        config = state.config()
 
-            def send(conn: Any) -> messages.Message:
-                return messages.send(
-                    conn, config, session.origin, target, text, reply_to=answered, session=key
-                )
+        def send(conn: Any) -> messages.Message:
+            return messages.send(conn, config, session.origin, target, text, reply_to=answered, session=key)
 
-            if not wait:
-                sent = await state.run(send)
-                return _result(f"Sent {sent.id} to {sent.to_space}.", {"id": sent.id, "to": sent.to_space})
-            info = (await anyio.to_thread.run_sync(state.pool)).conninfo
-            url = info() if callable(info) else info
-            # LISTEN before sending: a reply cannot slip in between.
-            async with Listener(url, [CHANNEL_MESSAGES]) as listener:
-                sent = await state.run(send)
-                reader = f"{session.source} (waiting sender)"
-                reply = await messages.wait_for_reply(listener, session.space, sent.num, reader, wait)
-            if reply is None:
-                return _result(
-                    f"Sent {sent.id} to {sent.to_space}; no reply within {wait:g} s. "
-                    "read_messages shows a later reply.",
-                    {"id": sent.id, "to": sent.to_space, "reply": None},
-                )
-            return _result(
-                f"Sent {sent.id} to {sent.to_space}. Reply:\n{inbox.message_line(reply)}",
-                {"id": sent.id, "to": sent.to_space, "reply": _message_dict(reply)},
+        if not wait:
+            sent = await state.run(send)
+            return result(f"Sent {sent.id} to {sent.to_space}.", {"id": sent.id, "to": sent.to_space})
+        info = (await anyio.to_thread.run_sync(state.pool)).conninfo
+        url = info() if callable(info) else info
+        # LISTEN before sending: a reply cannot slip in between.
+        async with Listener(url, [CHANNEL_MESSAGES]) as listener:
+            sent = await state.run(send)
+            reader = f"{session.source} (waiting sender)"
+            reply = await messages.wait_for_reply(listener, session.space, sent.num, reader, wait)
+        if reply is None:
+            return result(
+                f"Sent {sent.id} to {sent.to_space}; no reply within {wait:g} s. "
+                "read_messages shows a later reply.",
+                {"id": sent.id, "to": sent.to_space, "reply": None},
             )
-
-        return await _guard(go)
+        return result(
+            f"Sent {sent.id} to {sent.to_space}. Reply:\n{inbox.message_line(reply)}",
+            {"id": sent.id, "to": sent.to_space, "reply": _message_dict(reply)},
+        )
 
     @server.tool(description="Read unread messages to this project (marks them read); list its open tasks.")
     async def read_messages(ctx: Context[AppState, Any]) -> CallToolResult:
-        async def go() -> CallToolResult:
-            session = await state.session(ctx)
-            key = _session_key(state, ctx)
+        session = await state.session(ctx)
+        key = _session_key(state, ctx)
 
-            def read(conn: Any) -> tuple[list[messages.Message], int, list[tasks.Task], int]:
-                got, left = messages.read(conn, session.space, session.source, session=key)
-                open_tasks, total = tasks.listing(conn, session.space, limit=50)
-                return got, left, open_tasks, total
+        def read(conn: Any) -> tuple[list[messages.Message], int, list[tasks.Task], int]:
+            got, left = messages.read(conn, session.space, session.source, session=key)
+            open_tasks, total = tasks.listing(conn, session.space, limit=50)
+            return got, left, open_tasks, total
 
-            got, left, open_tasks, total = await state.run(read)
-            parts = []
-            if got:
-                parts.append(f"{len(got)} unread message{'s' if len(got) != 1 else ''} (now marked read):")
-                parts.extend(inbox.message_line(m) for m in got)
-                if left:
-                    parts.append(f"{left} more unread; call read_messages again.")
-                parts.append("Answer with send_message(to, body, reply_to).")
-            else:
-                parts.append("No unread messages.")
-            listed = inbox.task_list(open_tasks, space=session.space, total=total)
-            shown = open_tasks[: listed.shown]
-            parts.append(listed.text)
-            return _result(
-                "\n".join(parts),
-                {
-                    "messages": [_message_dict(m) for m in got],
-                    "unread_left": left,
-                    "tasks": [{"id": t.id, "status": t.status, "title": t.title} for t in shown],
-                    "open_tasks": total,
-                },
-            )
-
-        return await _guard(go)
+        got, left, open_tasks, total = await state.run(read)
+        parts = []
+        if got:
+            parts.append(f"{len(got)} unread message{'s' if len(got) != 1 else ''} (now marked read):")
+            parts.extend(inbox.message_line(m) for m in got)
+            if left:
+                parts.append(f"{left} more unread; call read_messages again.")
+            parts.append("Answer with send_message(to, body, reply_to).")
+        else:
+            parts.append("No unread messages.")
+        listed = inbox.task_list(open_tasks, space=session.space, total=total)
+        shown = open_tasks[: listed.shown]
+        parts.append(listed.text)
+        return result(
+            "\n".join(parts),
+            {
+                "messages": [_message_dict(m) for m in got],
+                "unread_left": left,
+                "tasks": [{"id": t.id, "status": t.status, "title": t.title} for t in shown],
+                "open_tasks": total,
+            },
+        )

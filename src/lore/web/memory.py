@@ -105,8 +105,6 @@ async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:
     start = None if start is not None and abs(start - old.valid_from) < timedelta(seconds=1) else start
     if end is not None and old.valid_to is not None and abs(end - old.valid_to) < timedelta(seconds=1):
         end = None
-    if text == old.statement and subject == old.subject and start is None and end is None:
-        raise InvalidInput("Nothing changed.", "Edit the statement, subject or dates, then revise.")
     await ui.state.run(
         lambda c: facts.revise(
             c, viewer.origin(old.space), viewer.ids, lineage, statement=text, subject=subject,

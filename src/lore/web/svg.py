@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
+from lore import ids
+
 
 def _short(text: str, limit: int) -> str:
     flat = " ".join(text.split())
@@ -216,11 +218,22 @@ def neighbourhood(center: Node, nodes: Mapping[int, Node], arcs: Sequence[Arc]) 
             'marker-end="url(#arrow)"/>'
             f'<text class="edge-label" x="{_n(mx)}" y="{_n(my)}">{escape(label)}</text></g>'
         )
-    out.append(_node(cx, cy, center.title, f"n_{center.lineage} · {center.kind}", "node node-center", None))
+    out.append(
+        _node(cx, cy, center.title, f"{ids.note(center.lineage)} · {center.kind}", "node node-center", None)
+    )
     for other in others:
         node = nodes[other]
         x, y = spots[other]
-        out.append(_node(x, y, node.title, f"n_{node.lineage} · {node.kind}", "node", f"/notes/n_{other}"))
+        out.append(
+            _node(
+                x,
+                y,
+                node.title,
+                f"{ids.note(node.lineage)} · {node.kind}",
+                "node",
+                f"/notes/{ids.note(other)}",
+            )
+        )
     out.append("</svg>")
     return Markup("".join(out))
 

@@ -1,0 +1,51 @@
+"""A revision that changes nothing is refused by the core (facts.revise), whoever calls it: no
+arguments at all, or arguments that repeat the current version. Nothing is written either way."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+
+from lore import facts
+from lore.errors import InvalidInput
+from lore.session import Origin
+
+ORIGIN = Origin("s", "agent", "/w/s")
+FROM = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def _versions(conn: psycopg.Connection) -> list[tuple[str, str | None, bool]]:
+    rows = conn.execute("SELECT statement, subject, superseded_at IS NULL FROM facts ORDER BY version_id")
+    return rows.fetchall()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"statement": "CI runs on push"},
+        {"subject": "acme"},
+        {"statement": "CI runs on push", "subject": "acme", "valid_from": FROM},
+    ],
+    ids=["nothing", "same statement", "same subject", "all the same"],
+)
+def test_a_revision_that_changes_nothing_is_refused(
+    conn: psycopg.Connection, change: dict[str, object]
+) -> None:
+    fact = facts.remember(conn, ORIGIN, "CI runs on push", subject="acme", valid_from=FROM)
+    conn.commit()
+    with pytest.raises(InvalidInput) as err:
+        facts.revise(conn, ORIGIN, ["s"], fact.lineage, **change)  # type: ignore[arg-type]
+    assert err.value.message.startswith("Nothing to change")
+    assert "statement, subject, valid_from or valid_to" in err.value.hint
+    conn.rollback()
+    assert _versions(conn) == [("CI runs on push", "acme", True)]
+
+
+def test_a_real_change_is_a_new_version(conn: psycopg.Connection) -> None:
+    fact = facts.remember(conn, ORIGIN, "CI runs on push", subject="acme", valid_from=FROM)
+    facts.revise(conn, ORIGIN, ["s"], fact.lineage, statement="CI runs on push", subject="acme-api")
+    conn.commit()
+    assert _versions(conn) == [("CI runs on push", "acme", False), ("CI runs on push", "acme-api", True)]
