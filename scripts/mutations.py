@@ -153,12 +153,13 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "facts-forget-deletes",
         "forgetting a fact closes its version (no DELETE)",
-        "src/lore/facts.py",
+        "src/lore/versions.py",
         (
             (
-                '"UPDATE facts SET superseded_at = greatest(clock_timestamp(), recorded_at) '
-                'WHERE version_id = %s"',
-                '"DELETE FROM facts WHERE version_id = %s"',
+                "            self.close(conn, old)\n",
+                '            (conn.execute(sql.SQL("DELETE FROM {} WHERE version_id = %s").format('
+                'sql.Identifier(self.table)), (old.version_id,)) if self.item == "fact" '
+                "else self.close(conn, old))\n",
             ),
         ),
         FORGET_TESTS,
@@ -166,11 +167,12 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "facts-forget-no-log",
         "forgetting a fact writes a forget_log row",
-        "src/lore/facts.py",
+        "src/lore/versions.py",
         (
             (
-                '        conn.execute(\n            "INSERT INTO forget_log (',
-                '        (lambda *_: None)(\n            "INSERT INTO forget_log (',
+                '            conn.execute(\n                "INSERT INTO forget_log (',
+                '            (lambda *a: None if self.item == "fact" else conn.execute(*a))(\n'
+                '                "INSERT INTO forget_log (',
             ),
         ),
         FORGET_TESTS,
@@ -178,12 +180,13 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "notes-forget-deletes",
         "forgetting a note closes its version (no DELETE)",
-        "src/lore/notes.py",
+        "src/lore/versions.py",
         (
             (
-                '"UPDATE notes SET superseded_at = greatest(clock_timestamp(), recorded_at) '
-                'WHERE version_id = %s"',
-                '"DELETE FROM notes WHERE version_id = %s"',
+                "            self.close(conn, old)\n",
+                '            (conn.execute(sql.SQL("DELETE FROM {} WHERE version_id = %s").format('
+                'sql.Identifier(self.table)), (old.version_id,)) if self.item == "note" '
+                "else self.close(conn, old))\n",
             ),
         ),
         FORGET_TESTS,
@@ -191,11 +194,12 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "notes-forget-no-log",
         "forgetting a note writes a forget_log row",
-        "src/lore/notes.py",
+        "src/lore/versions.py",
         (
             (
-                '        conn.execute(\n            "INSERT INTO forget_log (',
-                '        (lambda *_: None)(\n            "INSERT INTO forget_log (',
+                '            conn.execute(\n                "INSERT INTO forget_log (',
+                '            (lambda *a: None if self.item == "note" else conn.execute(*a))(\n'
+                '                "INSERT INTO forget_log (',
             ),
         ),
         FORGET_TESTS,
@@ -231,7 +235,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/messages.py",
         (
             (
-                "  # continuing a thread this space started\n                check_target(config, origin.space, to)\n",
+                "  # continuing a thread this space started\n"
+                "                check_target(config, origin.space, to)\n",
                 "  # continuing a thread this space started\n                pass\n",
             ),
         ),

@@ -5,6 +5,11 @@ LoreError                 base; `message` + `hint` (the next action)
 ├── SpaceError            no space could be chosen for a workspace
 │   └── AmbiguousSpace    two spaces match a workspace equally well
 ├── DatabaseError         PostgreSQL cannot be reached or started
+│   └── ConnectionLost    a LISTEN connection dropped mid-query (lore.listen reconnects by itself)
+├── EmbedderError         the embedder made no vectors (down, misconfigured, timed out); writes never see it
+├── HookFailure           a hook could not make its text: logged in the hook log, never shown to the agent
+│   ├── StoreError        the hook's one query (psql) failed or did not answer in time
+│   └── RemoteError       the hosted server refused, failed or did not answer
 ├── InvalidInput          a tool or command argument is wrong; nothing was written
 ├── NotFound              an id that this session cannot see (other spaces look the same)
 ├── Conflict              a concurrent writer changed the row first; retry
@@ -55,4 +60,24 @@ class Conflict(LoreError):
 
 
 class Refused(LoreError):
+    pass
+
+
+class ConnectionLost(DatabaseError):
+    pass
+
+
+class EmbedderError(LoreError):
+    pass
+
+
+class HookFailure(LoreError):
+    pass
+
+
+class StoreError(HookFailure):
+    pass
+
+
+class RemoteError(HookFailure):
     pass

@@ -15,9 +15,10 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore import ids, secrets
-from lore.errors import Conflict, InvalidInput, NotFound, Refused
+from lore.errors import InvalidInput
 from lore.session import Origin
 from lore.timeline import When
+from lore.versions import Versioned
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,20 @@ class Fact:
         return ids.fact(self.lineage)
 
 
-NOW = When()  # current belief, valid now
 _SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
     "recorded_at, superseded_at, source, workspace"
+)
+NOW = When()  # current belief, valid now
+VERSIONS = Versioned(
+    "facts",
+    "fact",
+    _COLUMNS,
+    Fact,
+    ids.fact,
+    find_hint="Call recall_facts to see the fact ids.",
+    current_hint="Call recall_facts to see its current version, then revise again if still needed.",
 )
 
 
@@ -89,18 +99,14 @@ def revise(
     if statement is None and subject is None and valid_from is None and valid_to is None:
         raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
     with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
-        old = _lock_current(conn, origin, readable, lineage, "Revise it")
+        old = VERSIONS.lock_current(conn, origin, readable, lineage, "Revise it")
         new_from = valid_from or old.valid_from
         new_to = valid_to if valid_to is not None else old.valid_to
         same = (statement or old.statement, subject if subject is not None else old.subject, new_from, new_to)
         if same == (old.statement, old.subject, old.valid_from, old.valid_to):
             raise InvalidInput(f"Nothing to change: {old.id} already says exactly that.", _SAME_HINT)
         _check_interval(new_from, new_to)
-        stamp = conn.execute(
-            "SELECT greatest(clock_timestamp(), %s::timestamptz)", (old.recorded_at,)
-        ).fetchone()
-        assert stamp is not None
-        conn.execute("UPDATE facts SET superseded_at = %s WHERE version_id = %s", (stamp[0], old.version_id))
+        stamp = VERSIONS.close(conn, old)
         cur.execute(
             f"""INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to,
                                    recorded_at, source, workspace)
@@ -112,7 +118,7 @@ def revise(
                 subject if subject is not None else old.subject,
                 new_from,
                 new_to,
-                stamp[0],
+                stamp,
                 origin.source,
                 origin.workspace,
             ),
@@ -126,19 +132,7 @@ def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Fact:
     """Close belief in the current version and record who forgot it and why. The row stays."""
-    secrets.refuse(("reason", reason), what="reason")
-    with conn.transaction():
-        old = _lock_current(conn, origin, readable, lineage, "Forget it")
-        conn.execute(
-            "UPDATE facts SET superseded_at = greatest(clock_timestamp(), recorded_at) WHERE version_id = %s",
-            (old.version_id,),
-        )
-        conn.execute(
-            "INSERT INTO forget_log (space, item_kind, lineage, reason, source, workspace) "
-            "VALUES (%s, 'fact', %s, %s, %s, %s)",
-            (old.space, lineage, reason, origin.source, origin.workspace),
-        )
-    return old
+    return VERSIONS.forget(conn, origin, readable, lineage, reason)
 
 
 def query(
@@ -182,35 +176,7 @@ def count(
 
 def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Fact]:
     """Every version of one fact, oldest first (empty when not visible from `spaces`)."""
-    with conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND space = ANY(%s) "
-            "ORDER BY recorded_at, version_id",
-            (lineage, list(spaces)),
-        )
-        return cur.fetchall()
-
-
-def _lock_current(
-    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, action: str
-) -> Fact:
-    """The current version of `lineage`, locked, if this session may change it; else the reason."""
-    with conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
-            "FOR UPDATE",
-            (lineage, list(readable)),
-        )
-        old = cur.fetchone()
-    if old is None:
-        _raise_missing(conn, lineage, readable)
-    assert old is not None
-    if old.space != origin.space:
-        raise Refused(
-            f"f_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
-            f"{action} from a workspace of {old.space!r}, or remember a new fact here.",
-        )
-    return old
+    return VERSIONS.history(conn, spaces, lineage)
 
 
 def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> None:
@@ -219,18 +185,3 @@ def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> N
             f"valid_to ({valid_to.isoformat()}) is not after valid_from ({valid_from.isoformat()}).",
             "Give a valid_to later than valid_from, or leave valid_to out (still true).",
         )
-
-
-def _raise_missing(conn: psycopg.Connection, lineage: int, readable: Sequence[str]) -> None:
-    row = conn.execute(
-        "SELECT bool_or(superseded_at IS NULL) FROM facts WHERE lineage = %s AND space = ANY(%s)",
-        (lineage, list(readable)),
-    ).fetchone()
-    if row and row[0] is True:
-        raise Conflict(
-            f"f_{lineage} was changed by another session at the same moment.",
-            "Call recall_facts to see its current version, then revise again if still needed.",
-        )
-    if row and row[0] is False:
-        raise NotFound(f"f_{lineage} was forgotten or replaced.", "Call recall_facts to see current facts.")
-    raise NotFound(f"No fact f_{lineage} in this session's spaces.", "Call recall_facts to see the fact ids.")

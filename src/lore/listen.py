@@ -28,7 +28,7 @@ import anyio
 import psycopg
 from psycopg import sql
 
-from lore.errors import DatabaseError
+from lore.errors import ConnectionLost, DatabaseError
 from lore.redact import redact
 
 CHANNEL_MESSAGES = "lore_messages_v1"
@@ -45,10 +45,6 @@ class Event:
 
 
 RECONNECTED = Event("")
-
-
-class Lost(Exception):
-    """The connection dropped during a query; the next `wait()` reconnects and says RECONNECTED."""
 
 
 class Listener:
@@ -112,15 +108,15 @@ class Listener:
             return events
 
     async def call(self, fn: Callable[[psycopg.AsyncConnection[Any]], Awaitable[T]]) -> T:
-        """Run a query on the listening connection (autocommit); raises Lost when it has dropped."""
+        """Run a query on the listening connection (autocommit); raises ConnectionLost when it has dropped."""
         if not self.connected:
-            raise Lost("not connected")
+            raise ConnectionLost("not connected")
         assert self._conn is not None
         try:
             return await fn(self._conn)
         except psycopg.OperationalError as exc:
             await self._lost(exc)
-            raise Lost(_first_line(exc)) from exc
+            raise ConnectionLost(_first_line(exc)) from exc
 
     async def _open(self) -> psycopg.AsyncConnection[Any]:
         conn = await psycopg.AsyncConnection.connect(

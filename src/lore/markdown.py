@@ -42,20 +42,62 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("decision", ("decisions", "decision", "adr", "adrs", "decisionlog", "tradeoffs", "rationale")),
     ("plan", ("plan", "plans", "roadmap", "next", "nextsteps")),
     ("task", ("tasks", "task", "todo", "todos", "backlog")),
-    ("devenv", (
-        "devenv", "setup", "development", "environment", "commands", "build", "building", "install",
-        "installation", "contributing", "tooling", "workflow", "testing", "tests", "running", "scripts",
-        "debugging", "deploy", "deployment",
-    )),
+    (
+        "devenv",
+        (
+            "devenv",
+            "setup",
+            "development",
+            "environment",
+            "commands",
+            "build",
+            "building",
+            "install",
+            "installation",
+            "contributing",
+            "tooling",
+            "workflow",
+            "testing",
+            "tests",
+            "running",
+            "scripts",
+            "debugging",
+            "deploy",
+            "deployment",
+        ),
+    ),
     ("tech", ("techcontext", "tech", "stack", "techstack", "technology", "technologies", "dependencies")),
-    ("pattern", (
-        "systempatterns", "patterns", "pattern", "architecture", "design", "conventions", "style",
-        "codestyle", "structure", "guidelines",
-    )),
-)  # fmt: skip
+    (
+        "pattern",
+        (
+            "systempatterns",
+            "patterns",
+            "pattern",
+            "architecture",
+            "design",
+            "conventions",
+            "style",
+            "codestyle",
+            "structure",
+            "guidelines",
+        ),
+    ),
+)
 # Files named after an agent (or generic) say nothing about their content: headings decide.
-GENERIC = {"claude", "agents", "agent", "gemini", "copilotinstructions", "cursorrules", "memory", "notes",
-           "instructions", "rules", "index", "context"}  # fmt: skip
+GENERIC = {
+    "claude",
+    "agents",
+    "agent",
+    "gemini",
+    "copilotinstructions",
+    "cursorrules",
+    "memory",
+    "notes",
+    "instructions",
+    "rules",
+    "index",
+    "context",
+}
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -250,9 +292,14 @@ def apply(
             ).fetchone()
             if known is None:
                 note = notes.remember(
-                    conn, origin, section.body, kind=section.kind, title=section.title, tags=tags,
+                    conn,
+                    origin,
+                    section.body,
+                    kind=section.kind,
+                    title=section.title,
+                    tags=tags,
                     allow_secret=allow_secret,
-                )  # fmt: skip
+                )
                 conn.execute(
                     "INSERT INTO markdown_sections (space, file, section, lineage, sha256) "
                     "VALUES (%s, %s, %s, %s, %s)",
@@ -267,9 +314,16 @@ def apply(
                 outcome.unchanged += 1
             else:
                 _, new = notes.revise(
-                    conn, origin, [origin.space], int(lineage), body=section.body, kind=section.kind,
-                    title=section.title, tags=tags, allow_secret=allow_secret,
-                )  # fmt: skip
+                    conn,
+                    origin,
+                    [origin.space],
+                    int(lineage),
+                    body=section.body,
+                    kind=section.kind,
+                    title=section.title,
+                    tags=tags,
+                    allow_secret=allow_secret,
+                )
                 conn.execute(
                     "UPDATE markdown_sections SET sha256 = %s, imported_at = now() "
                     "WHERE space = %s AND file = %s AND section = %s",

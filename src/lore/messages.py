@@ -18,9 +18,9 @@ from psycopg.rows import class_row
 
 from lore import ids, secrets
 from lore.config import Config
-from lore.errors import InvalidInput, NotFound
+from lore.errors import ConnectionLost, InvalidInput, NotFound
 from lore.inbox import check_target
-from lore.listen import CHANNEL_MESSAGES, RECONNECTED, Listener, Lost
+from lore.listen import CHANNEL_MESSAGES, RECONNECTED, Listener
 from lore.session import Origin
 
 
@@ -232,7 +232,7 @@ async def wait_for_reply(
         if check:
             try:
                 found = await listener.call(lambda c: claim_reply(c, space, num, reader))
-            except Lost:
+            except ConnectionLost:
                 found = None
             if found is not None:
                 return found

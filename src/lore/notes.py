@@ -15,8 +15,9 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore import ids, secrets
-from lore.errors import NotFound, Refused
+from lore.errors import NotFound
 from lore.session import Origin
+from lore.versions import Versioned
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,15 @@ class Note:
 
 _COLUMNS = (
     "lineage, version_id, space, kind, title, body, tags, recorded_at, superseded_at, source, workspace"
+)
+VERSIONS = Versioned(
+    "notes",
+    "note",
+    _COLUMNS,
+    Note,
+    ids.note,
+    find_hint="Call search_notes to find note ids.",
+    current_hint="Call search_notes to see its current version, then edit again if still needed.",
 )
 
 
@@ -95,16 +105,12 @@ def revise(
     state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
     secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
     with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
-        old = _lock_current(conn, origin, readable, lineage, "Edit it")
-        stamp = conn.execute(
-            "SELECT greatest(clock_timestamp(), %s::timestamptz)", (old.recorded_at,)
-        ).fetchone()
-        assert stamp is not None
-        conn.execute("UPDATE notes SET superseded_at = %s WHERE version_id = %s", (stamp[0], old.version_id))
+        old = VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
+        stamp = VERSIONS.close(conn, old)
         cur.execute(
             f"""INSERT INTO notes (lineage, space, kind, title, body, tags, recorded_at, source, workspace)
                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
-            (lineage, old.space, kind, title, body, list(tags), stamp[0], origin.source, origin.workspace),
+            (lineage, old.space, kind, title, body, list(tags), stamp, origin.source, origin.workspace),
         )
         new = cur.fetchone()
     assert new is not None
@@ -138,50 +144,11 @@ def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[
 
 def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Note]:
     """Every version of one note, oldest first (empty when not visible from `spaces`)."""
-    with conn.cursor(row_factory=class_row(Note)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND space = ANY(%s) "
-            "ORDER BY recorded_at, version_id",
-            (lineage, list(spaces)),
-        )
-        return cur.fetchall()
-
-
-def _lock_current(
-    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, action: str
-) -> Note:
-    with conn.cursor(row_factory=class_row(Note)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s) "
-            "FOR UPDATE",
-            (lineage, list(readable)),
-        )
-        old = cur.fetchone()
-    if old is None:
-        raise NotFound(
-            f"No note n_{lineage} in this session's spaces.", "Call search_notes to find note ids."
-        )
-    if old.space != origin.space:
-        raise Refused(
-            f"n_{lineage} belongs to space {old.space!r}, which this session may read but not change.",
-            f"{action} from a workspace of {old.space!r}.",
-        )
-    return old
+    return VERSIONS.history(conn, spaces, lineage)
 
 
 def forget(
     conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
 ) -> Note:
-    secrets.refuse(("reason", reason), what="reason")
-    with conn.transaction():
-        old = _lock_current(conn, origin, readable, lineage, "Forget it")
-        conn.execute(
-            "UPDATE notes SET superseded_at = greatest(clock_timestamp(), recorded_at) WHERE version_id = %s",
-            (old.version_id,),
-        )
-        conn.execute(
-            "INSERT INTO forget_log (space, item_kind, lineage, reason, source, workspace) "
-            "VALUES (%s, 'note', %s, %s, %s, %s)",
-            (old.space, lineage, reason, origin.source, origin.workspace),
-        )
-    return old
+    """Close belief in the current version and record who forgot it and why. The rows stay."""
+    return VERSIONS.forget(conn, origin, readable, lineage, reason)

@@ -297,10 +297,16 @@ def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]
 
 
 def keyword_candidates(
-    conn: psycopg.Connection, spaces: Sequence[str], query: str | Terms | None, *, model: str | None,
-    kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None, depth: int = DEPTH,
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    query: str | Terms | None,
+    *,
+    model: str | None,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    depth: int = DEPTH,
     pool: int = KEYWORD_POOL,
-) -> list[Candidate]:  # fmt: skip
+) -> list[Candidate]:
     forms = parse(conn, query)[0] if isinstance(query, str) else query
     if forms is None:
         return []
@@ -310,13 +316,16 @@ def keyword_candidates(
         return sql.Literal(text.replace("%", "%%"))
 
     statement = _KEYWORD.format(
-        every=literal(forms.every), any=literal(forms.any), rank=literal(forms.rank),
+        every=literal(forms.every),
+        any=literal(forms.any),
+        rank=literal(forms.rank),
         model=sql.Literal(model),
         filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
         # candidates match a loosened phrase; only then is the phrase itself checked
         phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
-        if _PHRASE.search(forms.rank) else sql.SQL(""),
-    )  # fmt: skip
+        if _PHRASE.search(forms.rank)
+        else sql.SQL(""),
+    )
     rows = conn.execute(statement, params).fetchall()
     return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
 
@@ -333,9 +342,15 @@ SELECT set_config('hnsw.ef_search', %s, true),
 
 
 def vector_candidates(
-    conn: psycopg.Connection, spaces: Sequence[str], vector: Sequence[float], *, model: str,
-    kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None, depth: int = DEPTH,
-) -> list[Candidate]:  # fmt: skip
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    vector: Sequence[float],
+    *,
+    model: str,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    depth: int = DEPTH,
+) -> list[Candidate]:
     conn.execute(_VECTOR_SETTINGS, (str(max(40, depth * 2)),))
     statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
     params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
@@ -361,8 +376,12 @@ def _parse_vector(text: str | None) -> tuple[float, ...] | None:
 def _filters(
     spaces: Sequence[str], kinds: Sequence[str] | None, tags: Sequence[str] | None, depth: int
 ) -> dict[str, object]:
-    return {"spaces": list(spaces), "kinds": list(kinds) if kinds else None,
-            "tags": list(tags) if tags else None, "depth": depth}  # fmt: skip
+    return {
+        "spaces": list(spaces),
+        "kinds": list(kinds) if kinds else None,
+        "tags": list(tags) if tags else None,
+        "depth": depth,
+    }
 
 
 @dataclass(frozen=True)
@@ -375,9 +394,14 @@ class KeywordPart:
 
 
 def keyword_part(
-    conn: psycopg.Connection, spaces: Sequence[str], query: str, *, model: str | None,
-    kinds: Sequence[str] | None = None, tags: Sequence[str] | None = None,
-) -> KeywordPart:  # fmt: skip
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    query: str,
+    *,
+    model: str | None,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+) -> KeywordPart:
     """`model`: the embedder's model (marks which matches have a vector to compare), or None."""
     forms, words = parse(conn, query)
     return KeywordPart(
@@ -499,8 +523,16 @@ def mark_irrelevant(
             "INSERT INTO irrelevant (space, note, query, lexemes, embedding, embedding_model, source, "
             "workspace) VALUES (%s, %s, %s, tsvector_to_array(to_tsvector('english', %s)), "
             "%s::vector, %s, %s, %s) RETURNING id",
-            (origin.space, note, query, query, to_pgvector(vector) if vector is not None else None,
-             model if vector is not None else None, origin.source, origin.workspace),
-        ).fetchone()  # fmt: skip
+            (
+                origin.space,
+                note,
+                query,
+                query,
+                to_pgvector(vector) if vector is not None else None,
+                model if vector is not None else None,
+                origin.source,
+                origin.workspace,
+            ),
+        ).fetchone()
     assert row is not None
     return int(row[0])

@@ -115,9 +115,16 @@ def update(
         conn.execute(
             """INSERT INTO tasks (lineage, space, status, from_space, from_source, from_workspace, filed_at)
                VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (lineage) DO NOTHING""",
-            (lineage, current.space, current.status, current.from_space, current.from_source,
-             current.from_workspace, current.filed_at),
-        )  # fmt: skip
+            (
+                lineage,
+                current.space,
+                current.status,
+                current.from_space,
+                current.from_source,
+                current.from_workspace,
+                current.filed_at,
+            ),
+        )
         conn.execute("UPDATE tasks SET status = %s, updated_at = now() WHERE lineage = %s", (status, lineage))
         _event(conn, lineage, status, note, origin)
         return current.status, _get(conn, readable, lineage)

@@ -39,9 +39,17 @@ from lore.errors import InvalidInput
 FORMAT = 1
 IMPORT_LOCK = 0x10BE_0009
 TABLES = (
-    "facts", "notes", "edges", "forget_log", "irrelevant", "tasks", "task_events", "messages",
-    "purge_log", "markdown_sections",
-)  # fmt: skip
+    "facts",
+    "notes",
+    "edges",
+    "forget_log",
+    "irrelevant",
+    "tasks",
+    "task_events",
+    "messages",
+    "purge_log",
+    "markdown_sections",
+)
 
 # Which rows belong to `--space S` (a message belongs to both its sender's and its target's space).
 _SPACE_FILTER = {
@@ -328,9 +336,14 @@ class _Importer:
             twin = self.conn.execute(
                 "SELECT id FROM messages WHERE sent_at = %s::timestamptz AND from_space = %s "
                 "AND to_space = %s AND body = %s AND source = %s ORDER BY id LIMIT 1",
-                (line.row["sent_at"], line.row["from_space"], line.row["to_space"], line.row["body"],
-                 line.row["source"]),
-            ).fetchone()  # fmt: skip
+                (
+                    line.row["sent_at"],
+                    line.row["from_space"],
+                    line.row["to_space"],
+                    line.row["body"],
+                    line.row["source"],
+                ),
+            ).fetchone()
             if twin is not None and old not in free:  # imported before under another id
                 self.messages[old] = int(twin[0])
                 self.report.skipped["messages"] += 1
@@ -426,10 +439,17 @@ class _Importer:
         """Every sequence past the highest id in use or in the file: an id the database hands out (now
         for a renumbered item, or later) never collides with an id kept from the file."""
         for table, column in (
-            ("facts", "lineage"), ("notes", "lineage"), ("facts", "version_id"), ("notes", "version_id"),
-            ("edges", "id"), ("forget_log", "id"), ("irrelevant", "id"), ("task_events", "id"),
-            ("messages", "id"), ("purge_log", "id"),
-        ):  # fmt: skip
+            ("facts", "lineage"),
+            ("notes", "lineage"),
+            ("facts", "version_id"),
+            ("notes", "version_id"),
+            ("edges", "id"),
+            ("forget_log", "id"),
+            ("irrelevant", "id"),
+            ("task_events", "id"),
+            ("messages", "id"),
+            ("purge_log", "id"),
+        ):
             if column == "lineage":
                 seq = "fact_lineage_seq" if table == "facts" else "note_lineage_seq"
             else:

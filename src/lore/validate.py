@@ -16,8 +16,18 @@ MAX_TAGS = 16
 MAX_TAG = 64
 MAX_REASON = 1_000
 NOTE_KINDS = (
-    "brief", "product", "pattern", "tech", "active", "progress", "devenv", "task", "plan", "decision", "note",
-)  # fmt: skip
+    "brief",
+    "product",
+    "pattern",
+    "tech",
+    "active",
+    "progress",
+    "devenv",
+    "task",
+    "plan",
+    "decision",
+    "note",
+)
 
 
 def text(value: object, field: str, *, max_chars: int, required: bool = True) -> str | None:

@@ -57,9 +57,11 @@ def _report(user: str, version: int, spaces: list[str], ignored: list[str], path
 
 def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(
-        url, data=json.dumps(payload).encode(), method="PUT",
+        url,
+        data=json.dumps(payload).encode(),
+        method="PUT",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )  # fmt: skip
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             answer = json.loads(response.read() or b"{}")

@@ -58,17 +58,29 @@ def fact(
                 )
             text = validate.statement(first)
             row = facts.remember(
-                conn, session.origin, text, subject=subj, valid_from=start, valid_to=end,
+                conn,
+                session.origin,
+                text,
+                subject=subj,
+                valid_from=start,
+                valid_to=end,
                 allow_secret=allow_secret,
-            )  # fmt: skip
+            )
             print(f"Remembered {row.id} in space {row.space}.")
             return 0
         _, lineage = validate.item_id(first or "", expect="f")
         new_text = validate.statement(second) if second is not None else None
         _, new = facts.revise(
-            conn, session.origin, session.readable, lineage, statement=new_text, subject=subj,
-            valid_from=start, valid_to=end, allow_secret=allow_secret,
-        )  # fmt: skip
+            conn,
+            session.origin,
+            session.readable,
+            lineage,
+            statement=new_text,
+            subject=subj,
+            valid_from=start,
+            valid_to=end,
+            allow_secret=allow_secret,
+        )
         print(f"Revised {new.id}: {new.statement}")
         return 0
 

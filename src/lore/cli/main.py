@@ -177,9 +177,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import serving
 
         return serving.http(
-            args.host, args.port, sign_in=args.sign_in, oauth=args.oauth, public_url=args.public_url,
-            stateless=args.stateless, log_level=args.log_level,
-        )  # fmt: skip
+            args.host,
+            args.port,
+            sign_in=args.sign_in,
+            oauth=args.oauth,
+            public_url=args.public_url,
+            stateless=args.stateless,
+            log_level=args.log_level,
+        )
     if command == "token":
         from lore.cli import token
 
@@ -217,16 +222,26 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         first, second = (args.statement, None) if args.action == "add" else (args.id, args.statement)
         return curate.fact(
-            args.action, first, second, subject=args.subject, valid_from=args.valid_from,
-            valid_to=args.valid_to, workspace=args.workspace, allow_secret=args.allow_secret,
-        )  # fmt: skip
+            args.action,
+            first,
+            second,
+            subject=args.subject,
+            valid_from=args.valid_from,
+            valid_to=args.valid_to,
+            workspace=args.workspace,
+            allow_secret=args.allow_secret,
+        )
     if command == "notes":
         from lore.cli import curate
 
         return curate.note(
-            args.body, kind=args.kind, title=args.title, tags=args.tags, workspace=args.workspace,
+            args.body,
+            kind=args.kind,
+            title=args.title,
+            tags=args.tags,
+            workspace=args.workspace,
             allow_secret=args.allow_secret,
-        )  # fmt: skip
+        )
     if command in ("export", "import", "import-markdown", "purge"):
         from lore.cli import data
 

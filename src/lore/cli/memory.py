@@ -36,8 +36,12 @@ def facts(action: str, item: str | None, workspace: str | None) -> int:
         rows = fact_store.query(conn, session.readable, prefer_subject=session.workspace_name)
         total = fact_store.count(conn, session.readable)
         out = render.recall(
-            rows, space=session.space, workspace_name=session.workspace_name,
-            max_chars=1_000_000, max_facts=10_000, total=total,
-        )  # fmt: skip
+            rows,
+            space=session.space,
+            workspace_name=session.workspace_name,
+            max_chars=1_000_000,
+            max_facts=10_000,
+            total=total,
+        )
         print(out.text)
     return 0

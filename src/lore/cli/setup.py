@@ -85,9 +85,12 @@ def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
     stale = stale_paths(config)
     for space_id, pattern in stale:
         lines.append(
-            ("WARN", f"space {space_id}: path {pattern} does not exist on disk (moved or renamed?) "
-                     f"→ update it in {config.path}, or add a `remotes` pattern that survives moves")
-        )  # fmt: skip
+            (
+                "WARN",
+                f"space {space_id}: path {pattern} does not exist on disk (moved or renamed?) "
+                f"→ update it in {config.path}, or add a `remotes` pattern that survives moves",
+            )
+        )
     for space in config.spaces:
         if space.paths and all((space.id, p) in stale for p in space.paths):
             lines.append(("WARN", f"space {space.id}: every configured path is gone → fix its paths"))
@@ -95,9 +98,12 @@ def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
         lines.append(("OK", "every configured path exists"))
     for space_id in unreachable_spaces(config):
         lines.append(
-            ("WARN", f"space {space_id} is unreachable (no path, remote, default or reads_from leads to it) "
-                     "→ give it paths or remotes, or remove it")
-        )  # fmt: skip
+            (
+                "WARN",
+                f"space {space_id} is unreachable (no path, remote, default or reads_from leads to it) "
+                "→ give it paths or remotes, or remove it",
+            )
+        )
 
 
 def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
@@ -122,8 +128,13 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
                 ("WARN", "pgvector available but not installed yet → run `lore db start` (migrates)")
             )
         else:
-            lines.append(("FAIL", "pgvector is not available on this server → install pgvector, or use the "
-                                  "embedded database (unset LORE_DATABASE_URL)"))  # fmt: skip
+            lines.append(
+                (
+                    "FAIL",
+                    "pgvector is not available on this server → install pgvector, or use the "
+                    "embedded database (unset LORE_DATABASE_URL)",
+                )
+            )
         version, latest = migrate.current_version(conn), migrate.latest_version()
         if version == latest:
             lines.append(("OK", f"schema current (version {version})"))
@@ -183,8 +194,13 @@ def _check_hook_log(lines: list[tuple[str, str]]) -> None:
 
     entries = log.entries()
     if not entries:
-        lines.append(("WARN", f"the session-start hook has never run ({log.path()}) → install it: "
-                              "`lore install claude-code` (or see README)"))  # fmt: skip
+        lines.append(
+            (
+                "WARN",
+                f"the session-start hook has never run ({log.path()}) → install it: "
+                "`lore install claude-code` (or see README)",
+            )
+        )
         return
     for client, event in sorted({(e.client, e.event) for e in entries}):
         mine = [e for e in entries if e.client == client and e.event == event]
@@ -214,6 +230,9 @@ def _check_signal(lines: list[tuple[str, str]]) -> None:
     cwd = Path(os.getcwd())
     if is_unhelpful(cwd):
         lines.append(
-            ("WARN", f"working directory is {cwd}: a session started here gave lore no project signal "
-                     "→ pass --workspace to `lore mcp`, or start the agent inside the project")
-        )  # fmt: skip
+            (
+                "WARN",
+                f"working directory is {cwd}: a session started here gave lore no project signal "
+                "→ pass --workspace to `lore mcp`, or start the agent inside the project",
+            )
+        )

@@ -17,8 +17,8 @@ from typing import Any
 from lore import inbox, messages, tasks, validate
 from lore.config import Config, load_config
 from lore.db import connect, migrate
-from lore.errors import InvalidInput
-from lore.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener, Lost
+from lore.errors import ConnectionLost, InvalidInput
+from lore.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener
 from lore.session import SessionContext, build
 from lore.workspace import WorkspaceSignal, choose_workspace
 
@@ -161,7 +161,7 @@ async def _listen(url: str, space: str, *, desktop: bool) -> int:
             try:
                 after_message = await _new_messages(listener, space, after_message, notify)
                 after_task = await _new_tasks(listener, space, after_task, notify)
-            except Lost:
+            except ConnectionLost:
                 continue  # the next wait reconnects and says RECONNECTED: we catch up then
 
 

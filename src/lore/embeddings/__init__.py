@@ -19,15 +19,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from lore.config import EmbedderSettings
-from lore.errors import ConfigError, LoreError
+from lore.errors import ConfigError, EmbedderError
 
 __all__ = ["DEFAULT", "REGISTRY", "Embedder", "EmbedderError", "EmbedderSettings", "chosen_name", "load"]
 
 DEFAULT = "local"
-
-
-class EmbedderError(LoreError):
-    """The embedder could not make vectors (down, misconfigured, timed out). Writes never see it."""
 
 
 class Embedder(Protocol):

@@ -47,8 +47,12 @@ class OpenAICompatible:
                 'Add `model = "text-embedding-3-small"` (or your server\'s model) under [embedder].',
             )
         key_env = s.api_key_env or "OPENAI_API_KEY"
-        return cls(s.model, base_url=s.base_url or DEFAULT_BASE_URL, api_key=env.get(key_env),
-                   dimensions=s.dimensions)  # fmt: skip
+        return cls(
+            s.model,
+            base_url=s.base_url or DEFAULT_BASE_URL,
+            api_key=env.get(key_env),
+            dimensions=s.dimensions,
+        )
 
     def _http(self) -> Any:
         if self._client is None:

@@ -76,7 +76,11 @@ def read_safetensors(path: Path) -> dict[str, Any]:
         if info["dtype"] not in _DTYPES:
             raise EmbedderError(f"{path}: unsupported tensor dtype {info['dtype']}.", "Use a float model.")
         start, end = info["data_offsets"]
-        data = np.frombuffer(raw, dtype=_DTYPES[info["dtype"]], offset=8 + size + start,
-                             count=(end - start) // np.dtype(_DTYPES[info["dtype"]]).itemsize)  # fmt: skip
+        data = np.frombuffer(
+            raw,
+            dtype=_DTYPES[info["dtype"]],
+            offset=8 + size + start,
+            count=(end - start) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
+        )
         tensors[name] = data.reshape(info["shape"]).astype(np.float32)
     return tensors

@@ -8,15 +8,11 @@ import time
 from collections.abc import Callable, Mapping
 from types import FrameType
 
-from lore.errors import LoreError
-from lore.hooks import log, store
+from lore.errors import HookFailure, LoreError
+from lore.hooks import log
 
 # Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
 SOFT_DEADLINE = 0.9
-
-
-class HookFailure(Exception):
-    pass
 
 
 def remaining(started: float) -> float:
@@ -33,7 +29,7 @@ def run(client: str, event: str, env: Mapping[str, str], started: float, body: C
     signal.setitimer(signal.ITIMER_REAL, max(0.05, remaining(started)))
     try:
         return body()
-    except (HookFailure, LoreError, store.StoreError, ValueError, OSError) as exc:
+    except (LoreError, ValueError, OSError) as exc:  # HookFailure is a LoreError
         reason = exc.message if isinstance(exc, LoreError) else str(exc)
         log.append(client, event, False, f"{type(exc).__name__}: {reason}", env)
         return ""

@@ -26,6 +26,7 @@ from typing import Any
 from lore import ids, inbox
 from lore.config import load_config
 from lore.db import embedded
+from lore.errors import HookFailure
 from lore.hooks import clients, guard, log, store
 from lore.paths import data_dir
 from lore.session import build
@@ -124,13 +125,13 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     data: Any = json.loads(raw) if raw.strip() else {}
     hook_input = clients.parse_input(raw)
     if not hook_input.cwd:
-        raise guard.HookFailure("hook input has no cwd: cannot tell the workspace")
+        raise HookFailure("hook input has no cwd: cannot tell the workspace")
     session_id = data.get("session_id") if isinstance(data, dict) else None
     config = load_config(env)
     session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
     if url is None:
-        raise guard.HookFailure("the embedded database is not running (`lore db start` starts it)")
+        raise HookFailure("the embedded database is not running (`lore db start` starts it)")
     state_file = _state_path(
         env, session.space, session_id if isinstance(session_id, str) else hook_input.cwd
     )
@@ -144,10 +145,16 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     }
     found = store.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
     shown_messages = [
-        ShownMessage(int(m["id"]), m["from_space"], m["source"], m["body"], m["reply_to"],
-                     datetime.fromisoformat(m["sent_at"]))
+        ShownMessage(
+            int(m["id"]),
+            m["from_space"],
+            m["source"],
+            m["body"],
+            m["reply_to"],
+            datetime.fromisoformat(m["sent_at"]),
+        )
         for m in found["messages"]
-    ]  # fmt: skip
+    ]
     shown_tasks = [
         ShownTask(int(t["lineage"]), t["space"], t["status"], t["from_space"], t["title"], t["body"])
         for t in found["tasks"]
@@ -155,16 +162,21 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     if "last_message" in found:
         _save(state_file, {"message": int(found["last_message"]), "task": int(found["last_task"])})
     text = inbox.prompt_text(
-        session.space, shown_messages, shown_tasks,
+        session.space,
+        shown_messages,
+        shown_tasks,
         more_messages=int(found["message_count"]) - len(shown_messages),
         more_tasks=int(found["task_count"]) - len(shown_tasks),
-    )  # fmt: skip
+    )
     elapsed = int((time.monotonic() - started) * 1000)
     log.append(
-        client_name, EVENT, True,
+        client_name,
+        EVENT,
+        True,
         f"space {session.space}: {found['message_count']} new messages, {found['task_count']} new inbox "
-        f"tasks, {elapsed} ms", env,
-    )  # fmt: skip
+        f"tasks, {elapsed} ms",
+        env,
+    )
     return shape(text) if text else ""
 
 

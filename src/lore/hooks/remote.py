@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from lore.errors import RemoteError
+
 
 @dataclass(frozen=True)
 class Remote:
@@ -19,10 +21,6 @@ class Remote:
     space: str
     shown: int
     omitted: int
-
-
-class RemoteError(Exception):
-    pass
 
 
 def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: float) -> Remote:

@@ -15,6 +15,7 @@ from pathlib import Path
 from lore import inbox, render
 from lore.config import load_config
 from lore.db import embedded
+from lore.errors import HookFailure, RemoteError
 from lore.hooks import clients, guard, log, store
 from lore.redact import redact
 from lore.session import build
@@ -38,7 +39,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         )
         return ""
     if not hook_input.cwd:
-        raise guard.HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
+        raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
     if env.get("LORE_URL", "").strip():
         return _run_remote(adapter, client_name, hook_input.cwd, env, started)
     config = load_config(env)
@@ -46,21 +47,27 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
     if url is None:
         _start_database_in_background()
-        raise guard.HookFailure(
+        raise HookFailure(
             "the embedded database was not running; started it in the background, memory arrives "
             "from the next session (`lore db start` at login avoids this)"
         )
     remaining = guard.remaining(started)
     snapshot = store.read(
-        url, session.readable, session.workspace_name, timeout=max(0.05, remaining - 0.05),
+        url,
+        session.readable,
+        session.workspace_name,
+        timeout=max(0.05, remaining - 0.05),
         inbox_space=session.space,
-    )  # fmt: skip
+    )
     budget = render.clamp_budget(config.session_start_max_chars, client_name)
     out = render.session_start(
-        snapshot.facts, space=session.space, workspace_name=session.workspace_name,
-        max_chars=budget, total=snapshot.total,
+        snapshot.facts,
+        space=session.space,
+        workspace_name=session.workspace_name,
+        max_chars=budget,
+        total=snapshot.total,
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
-    )  # fmt: skip
+    )
     elapsed = int((time.monotonic() - started) * 1000)
     detail = (
         f"space {session.space} ({session.resolved.rule}): {out.shown} facts shown, {out.omitted} cut, "
@@ -79,11 +86,14 @@ def _run_remote(
     remaining = guard.remaining(started)
     try:
         got = remote.fetch(
-            env["LORE_URL"].strip(), env.get("LORE_TOKEN", "").strip(), cwd, client_name,
+            env["LORE_URL"].strip(),
+            env.get("LORE_TOKEN", "").strip(),
+            cwd,
+            client_name,
             timeout=max(0.05, remaining - 0.05),
-        )  # fmt: skip
-    except remote.RemoteError as exc:
-        raise guard.HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
+        )
+    except RemoteError as exc:
+        raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
     elapsed = int((time.monotonic() - started) * 1000)
     detail = (
         f"space {got.space} (from {redact(env['LORE_URL'].strip())}): {got.shown} facts shown, "

@@ -18,6 +18,7 @@ from typing import Any
 
 from lore import ids
 from lore.db.embedded import bin_dir
+from lore.errors import StoreError
 
 # Enough rows to fill the largest budget (9,500 characters / ~25 per shortest line).
 MAX_ROWS = 400
@@ -63,10 +64,6 @@ class Snapshot:
     unread: int = 0  # unread messages to `inbox_space`
 
 
-class StoreError(Exception):
-    pass
-
-
 def read(
     url: str, spaces: Sequence[str], workspace: str, *, timeout: float, inbox_space: str | None = None
 ) -> Snapshot:
@@ -74,9 +71,12 @@ def read(
     `inbox_space`, also its inbox tasks and unread messages (zero on a schema without them)."""
     array = "{" + ",".join(spaces) + "}"  # space ids are [A-Za-z0-9_.-]: safe in an array literal
     variables = {
-        "spaces": array, "workspace": workspace, "max_rows": str(MAX_ROWS),
-        "count_inbox": "on" if inbox_space else "off", "inbox_space": inbox_space or "",
-    }  # fmt: skip
+        "spaces": array,
+        "workspace": workspace,
+        "max_rows": str(MAX_ROWS),
+        "count_inbox": "on" if inbox_space else "off",
+        "inbox_space": inbox_space or "",
+    }
     data = psql_json(url, _SQL, variables, timeout=timeout)
     rows = [
         StoredFact(

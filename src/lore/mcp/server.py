@@ -250,9 +250,14 @@ def create_server(
             await anyio.to_thread.run_sync(state.close)
 
     server = LoreServer(
-        "lore", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
-        token_verifier=token_verifier, auth=auth, auth_server_provider=auth_server_provider,
-    )  # fmt: skip
+        "lore",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        token_verifier=token_verifier,
+        auth=auth,
+        auth_server_provider=auth_server_provider,
+    )
     for register in registrars:
         register(server, state)
     return server

@@ -91,9 +91,13 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         rows, total = await state.run(lambda c: _recall(c, session, when, subj))
         header = _recall_header(subj, when)
         out = render.recall(
-            rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget,
-            total=total, header=header,
-        )  # fmt: skip
+            rows,
+            space=session.space,
+            workspace_name=session.workspace_name,
+            max_chars=budget,
+            total=total,
+            header=header,
+        )
         shown = rows[: out.shown]
         return result(
             out.text,
@@ -148,9 +152,13 @@ def _recall(
     conn: Any, session: SessionContext, when: When, subject: str | None
 ) -> tuple[list[facts.Fact], int]:
     rows = facts.query(
-        conn, session.readable, when, subject=subject, prefer_subject=session.workspace_name,
+        conn,
+        session.readable,
+        when,
+        subject=subject,
+        prefer_subject=session.workspace_name,
         limit=render.RECALL_MAX_FACTS,
-    )  # fmt: skip
+    )
     total = facts.count(conn, session.readable, when, subject=subject)
     return rows, total
 
