@@ -38,8 +38,8 @@ run: $(STAMP) $(MODELS)
 	$(BIN)/lore run
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -48,13 +48,14 @@ typecheck: $(STAMP)
 OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/test_facts_sql.py \
 	tests/integration/test_shared_predicates.py tests/integration/test_forget_rows.py \
 	tests/integration/test_hook.py tests/integration/test_migrate_race.py tests/integration/test_tokens.py \
+	tests/integration/test_sql.py tests/integration/test_revise_rules.py \
 	tests/work/test_tasks.py tests/work/test_messages.py tests/work/test_listen.py \
 	tests/work/test_inbox_rules.py tests/retrieval/test_search_db.py tests/reliability/test_transfer.py \
 	tests/reliability/test_purge.py
 
 test: lint typecheck $(MODELS) $(CHROMIUM)
-	$(BIN)/python -m pytest
-	LORE_TEST_POSTGRES=16 $(BIN)/python -m pytest -p no:cacheprovider $(OLDER_PG_TESTS)
+	$(BIN)/python -m pytest -n auto
+	LORE_TEST_POSTGRES=16 $(BIN)/python -m pytest -n auto -p no:cacheprovider $(OLDER_PG_TESTS)
 
 unit: $(STAMP) $(MODELS)
 	$(BIN)/python -m pytest tests/unit

@@ -39,8 +39,11 @@ DOC = REPO / "docs" / "benchmarks.md"
 SECTION = "## Session-start hook latency"
 SPACE = "bench"
 TARGET_P50_MS, TARGET_RATIO = 150.0, 2.0
-LABELS = {"hook": "hook: `lore hook session-start`", "floor": "floor: python + psycopg connect + 1 SELECT",
-          "python": "python start-up: `python -c pass`"}  # fmt: skip
+LABELS = {
+    "hook": "hook: `lore hook session-start`",
+    "floor": "floor: python + psycopg connect + 1 SELECT",
+    "python": "python start-up: `python -c pass`",
+}
 
 FLOOR = '''import sys
 import psycopg
@@ -122,13 +125,19 @@ def check_hook(done: subprocess.CompletedProcess[str], data_dir: Path) -> None:
     if done.returncode != 0 or not ok:
         log = data_dir / "logs" / "hook.log"
         tail = log.read_text().splitlines()[-5:] if log.exists() else ["(no hook log)"]
-        sys.exit(f"hook run failed (exit {done.returncode}); stdout={done.stdout[:300]!r} "
-                 f"stderr={done.stderr[-500:]!r}\nhook.log tail:\n" + "\n".join(tail))  # fmt: skip
+        sys.exit(
+            f"hook run failed (exit {done.returncode}); stdout={done.stdout[:300]!r} "
+            f"stderr={done.stderr[-500:]!r}\nhook.log tail:\n" + "\n".join(tail)
+        )
 
 
 def stats(ms: list[float]) -> dict[str, float]:
-    return {"p50": statistics.median(ms), "p95": statistics.quantiles(ms, n=20, method="inclusive")[18],
-            "min": min(ms), "max": max(ms)}  # fmt: skip
+    return {
+        "p50": statistics.median(ms),
+        "p95": statistics.quantiles(ms, n=20, method="inclusive")[18],
+        "min": min(ms),
+        "max": max(ms),
+    }
 
 
 def report(args: argparse.Namespace, results: dict[str, dict[str, float]], hook_ms: str) -> str:
@@ -176,8 +185,12 @@ def main() -> int:
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM cleans up like Ctrl-C
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-", dir="/tmp"))
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(tmp)),
-           "LORE_DATA_DIR": str(tmp / "data"), "LORE_CONFIG": str(tmp / "config.toml")}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", str(tmp)),
+        "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_CONFIG": str(tmp / "config.toml"),
+    }
     try:
         project = tmp / "work" / "acme-api"
         (project / ".git").mkdir(parents=True)
@@ -187,8 +200,9 @@ def main() -> int:
         url = embedded.start(env)
         seed(url, args.facts, project.name)
         (tmp / "floor.py").write_text(FLOOR)
-        stdin = json.dumps({"cwd": str(project), "source": "startup", "hook_event_name": "SessionStart",
-                            "session_id": "x"})  # fmt: skip
+        stdin = json.dumps(
+            {"cwd": str(project), "source": "startup", "hook_event_name": "SessionStart", "session_id": "x"}
+        )
         cmds = {
             "hook": [str(BIN / "lore"), "hook", "session-start", "--client", "claude-code"],
             "floor": [str(BIN / "python"), str(tmp / "floor.py"), url, SPACE, project.name],

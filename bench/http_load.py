@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,11 +49,43 @@ DOC = REPO / "docs" / "benchmarks.md"
 SECTION = "## HTTP load"
 MIX = [("remember_fact", 20), ("remember_note", 15), ("search_notes", 35), ("recall_facts", 30)]
 WORDS = [
-    "deploy", "release", "billing", "auth", "ingest", "search", "exporter", "scheduler", "webhook", "report",
-    "cache", "queue", "retry", "timeout", "migration", "index", "vacuum", "replica", "backup", "token",
-    "session", "config", "docker", "helm", "terraform", "pytest", "coverage", "lint", "format", "typing",
-    "latency", "throughput", "budget", "incident", "rollback", "canary",
-]  # fmt: skip
+    "deploy",
+    "release",
+    "billing",
+    "auth",
+    "ingest",
+    "search",
+    "exporter",
+    "scheduler",
+    "webhook",
+    "report",
+    "cache",
+    "queue",
+    "retry",
+    "timeout",
+    "migration",
+    "index",
+    "vacuum",
+    "replica",
+    "backup",
+    "token",
+    "session",
+    "config",
+    "docker",
+    "helm",
+    "terraform",
+    "pytest",
+    "coverage",
+    "lint",
+    "format",
+    "typing",
+    "latency",
+    "throughput",
+    "budget",
+    "incident",
+    "rollback",
+    "canary",
+]
 
 
 def sentence(rng: random.Random, n: int = 12) -> str:
@@ -104,9 +137,14 @@ def warm_up(url: str, patience: float = 10.0) -> None:
 
 
 async def session_loop(
-    url: str, secret: str, workspace: Path, deadline: float, seed: int, out: dict[str, list[float]],
+    url: str,
+    secret: str,
+    workspace: Path,
+    deadline: float,
+    seed: int,
+    out: dict[str, list[float]],
     errors: list[str],
-) -> None:  # fmt: skip
+) -> None:
     rng = random.Random(seed)
     tools, weights = zip(*MIX, strict=True)
     headers = {"Authorization": f"Bearer {secret}", "X-Lore-Workspace": str(workspace)}
@@ -118,12 +156,13 @@ async def session_loop(
         await session.initialize()
         while time.monotonic() < deadline:
             tool = rng.choices(tools, weights)[0]
-            args: dict[str, Any] = {
+            make_args: dict[str, Callable[[], dict[str, Any]]] = {
                 "remember_fact": lambda: {"statement": sentence(rng)},
                 "remember_note": lambda: {"body": sentence(rng, 60), "title": sentence(rng, 3)},
                 "search_notes": lambda: {"query": " ".join(rng.sample(WORDS, 3))},
                 "recall_facts": lambda: {},
-            }[tool]()
+            }
+            args = make_args[tool]()
             started = time.perf_counter()
             try:
                 result = await session.call_tool(tool, args)
@@ -158,9 +197,14 @@ async def sample_connections(url: str, stop: anyio.Event, peak: dict[str, int]) 
 
 
 async def drive(
-    args: argparse.Namespace, url: str, db_url: str, tokens: dict[str, str], base: Path, sessions_n: int,
+    args: argparse.Namespace,
+    url: str,
+    db_url: str,
+    tokens: dict[str, str],
+    base: Path,
+    sessions_n: int,
     seconds: float,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     out: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     peak: dict[str, int] = {}
@@ -281,9 +325,12 @@ def main() -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-http-", dir="/tmp"))
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LORE_DATA_DIR": str(tmp / "data"),
-        "LORE_CONFIG": str(tmp / "none.toml"), "LORE_POOL_SIZE": str(args.pool),
-    }  # fmt: skip
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_CONFIG": str(tmp / "none.toml"),
+        "LORE_POOL_SIZE": str(args.pool),
+    }
     if "LORE_EMBEDDER" in os.environ:
         env["LORE_EMBEDDER"] = os.environ["LORE_EMBEDDER"]
     server: subprocess.Popen[bytes] | None = None

@@ -230,8 +230,11 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--peers", action="store_true", help="also run basic-memory and server-memory")
-    p.add_argument("--peer-conversations", default="conv-26,conv-30",
-                   help="conversations basic-memory is run on (comma-separated sample ids)")  # fmt: skip
+    p.add_argument(
+        "--peer-conversations",
+        default="conv-26,conv-30",
+        help="conversations basic-memory is run on (comma-separated sample ids)",
+    )
     p.add_argument("--write", action="store_true", help="replace this section of docs/benchmarks.md")
     args = p.parse_args()
     spaces = load(args.data)
@@ -279,8 +282,9 @@ def report(
 ) -> None:
     import peers as peer_module
 
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     model = os.environ.get("LORE_EMBEDDER", "local")
     lore = by_view(spaces, lore_spaces)
     lines = [
@@ -349,12 +353,12 @@ def report(
             convs = sorted({n.rsplit("-", 1)[0] for n in names})
             every = {s.name.rsplit("-", 1)[0] for s in spaces}
             shown = f"all {len(every)}" if set(convs) == every else ", ".join(convs)
-            mine, theirs = by_view(spaces, lore_spaces, names), by_view(spaces, per_space)
+            ours, theirs = by_view(spaces, lore_spaces, names), by_view(spaces, per_space)
             for view in VIEWS:
                 if view in theirs:
                     queries = len(theirs[view].r5)
                     lines.append(row(view, peer, theirs[view], shown, queries))
-                    lines.append(row(view, "lore", mine[view], shown, queries))
+                    lines.append(row(view, "lore", ours[view], shown, queries))
         lines.append("")
         lines += [f"- {peer}: {note}" for peer, note in notes.items()]
     lines += [

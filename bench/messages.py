@@ -133,13 +133,20 @@ async def mcp_latencies(url: str, env: dict[str, str], workdir: Path, count: int
 
 
 def stats(ms: list[float]) -> dict[str, float]:
-    return {"p50": statistics.median(ms), "p95": statistics.quantiles(ms, n=20, method="inclusive")[18],
-            "min": min(ms), "max": max(ms), "n": len(ms)}  # fmt: skip
+    return {
+        "p50": statistics.median(ms),
+        "p95": statistics.quantiles(ms, n=20, method="inclusive")[18],
+        "min": min(ms),
+        "max": max(ms),
+        "n": len(ms),
+    }
 
 
 def report(args: argparse.Namespace, results: dict[str, dict[str, float]]) -> str:
-    labels = {"listener": "COMMIT → lore.listen receiver holds the row",
-              "mcp": "answer COMMIT → waiting `send_message` returns it (MCP stdio)"}  # fmt: skip
+    labels = {
+        "listener": "COMMIT → lore.listen receiver holds the row",
+        "mcp": "answer COMMIT → waiting `send_message` returns it (MCP stdio)",
+    }
     rows = "| path | runs | p50 ms | p95 ms | min ms | max ms |\n|---|---:|---:|---:|---:|---:|\n"
     rows += "\n".join(
         f"| {labels[k]} | {s['n']:.0f} | {s['p50']:.1f} | {s['p95']:.1f} | {s['min']:.1f} | {s['max']:.1f} |"
@@ -186,9 +193,13 @@ def main() -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM cleans up like Ctrl-C
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-msg-", dir="/tmp"))
     dirs = {name: tmp / "work" / name for name in ("alpha", "gamma")}
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp),
-           "LORE_DATA_DIR": str(tmp / "data"), "LORE_CONFIG": str(tmp / "config.toml"),
-           "LORE_EMBEDDER": "broken"}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_CONFIG": str(tmp / "config.toml"),
+        "LORE_EMBEDDER": "broken",
+    }
     try:
         for d in dirs.values():
             d.mkdir(parents=True)

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import psycopg
 
@@ -54,6 +54,8 @@ SECTION = "## search_notes latency at 100,000 notes"
 SPACE = "bench"
 # Indexes on notes that a bulk load builds afterwards (the unique one stays: it guards the data).
 REBUILT = ("notes_tsv", "notes_current_by_space", "notes_unembedded")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def _copy(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:
@@ -215,33 +217,37 @@ def breakdown(url: str, env: dict[str, str], args: argparse.Namespace) -> dict[s
     runner.query("warm up")
     steps: dict[str, list[float]] = {}
 
-    def timed(name: str, fn: Callable[[], Any]) -> Any:
+    def timed(name: str, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         started = time.perf_counter()
-        out = fn()
+        out = fn(*args, **kwargs)
         steps.setdefault(name, []).append((time.perf_counter() - started) * 1000)
         return out
 
     floor = runner.min_similarity()
+    model = runner.model
+    assert model is not None, "the breakdown times the vector half: it needs an embedder"
     with psycopg.connect(url) as conn:
         for q in queries:
-            vector = timed("query embedding", lambda q=q: runner.query(q))
-            forms = timed("parse", lambda q=q: search.parse(conn, q)[0])
-            timed(
-                "keyword candidates",
-                lambda f=forms: search.keyword_candidates(conn, [SPACE], f, model=runner.model),
-            )
-            timed(
-                "vector candidates",
-                lambda v=vector: search.vector_candidates(conn, [SPACE], v, model=runner.model),
-            )
+            vector = timed("query embedding", runner.query, q)
+            assert vector is not None
+            forms = timed("parse", search.parse, conn, q)[0]
+            timed("keyword candidates", search.keyword_candidates, conn, [SPACE], forms, model=model)
+            timed("vector candidates", search.vector_candidates, conn, [SPACE], vector, model=model)
             conn.commit()
             unbounded = "keyword, every match ranked (pool unbounded)"
             if len(steps.get(unbounded, [])) < 30:  # slow: a sample is enough
-                timed(unbounded, lambda f=forms: search.keyword_candidates(
-                    conn, [SPACE], f, model=runner.model, pool=10**9))  # fmt: skip
-            timed("whole lore.search.search", lambda q=q, v=vector: search.search(
-                conn, [SPACE], q, session_space=SPACE, vector=v, model=runner.model,
-                min_similarity=floor))  # fmt: skip
+                timed(unbounded, search.keyword_candidates, conn, [SPACE], forms, model=model, pool=10**9)
+            timed(
+                "whole lore.search.search",
+                search.search,
+                conn,
+                [SPACE],
+                q,
+                session_space=SPACE,
+                vector=vector,
+                model=model,
+                min_similarity=floor,
+            )
             conn.commit()
     runner.close()
     return {name: statistics.median(values) for name, values in steps.items()}
@@ -307,13 +313,17 @@ def main() -> int:
 
 
 def report(
-    args: argparse.Namespace, figures: dict[str, float], stats: tuple[Any, ...], result: dict[str, Any],
+    args: argparse.Namespace,
+    figures: dict[str, float],
+    stats: tuple[Any, ...],
+    result: dict[str, Any],
     steps: dict[str, float],
-) -> None:  # fmt: skip
+) -> None:
     total, with_vectors, model, mean_chars, median_chars = stats
     p50, p95 = result["p50"], result["p95"]
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     lines = [
         SECTION,
         "",

@@ -50,10 +50,18 @@ SPACES = ("red", "green", "blue", "gold")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 WORDS = ["deploy", "schema", "migration", "cache", "retry", "index", "queue", "token", "budget", "search"]
 MIX = [  # (operation, weight)
-    ("remember_fact", 22), ("revise_fact", 10), ("forget", 4), ("remember_note", 14), ("search_notes", 10),
-    ("recall_facts", 5), ("link_notes", 5), ("file_task", 8), ("update_task", 7), ("send_message", 9),
+    ("remember_fact", 22),
+    ("revise_fact", 10),
+    ("forget", 4),
+    ("remember_note", 14),
+    ("search_notes", 10),
+    ("recall_facts", 5),
+    ("link_notes", 5),
+    ("file_task", 8),
+    ("update_task", 7),
+    ("send_message", 9),
     ("read_messages", 6),
-]  # fmt: skip
+]
 
 
 @dataclass
@@ -82,17 +90,29 @@ def _text(result: Any) -> str:
 
 
 def _kind_of_error(text: str) -> str:
-    for key, words in (("conflict", "at the same moment"), ("gone", "forgotten or replaced"),
-                       ("not found", "No "), ("refused", "Refused"), ("database", "PostgreSQL")):  # fmt: skip
+    for key, words in (
+        ("conflict", "at the same moment"),
+        ("gone", "forgotten or replaced"),
+        ("not found", "No "),
+        ("refused", "Refused"),
+        ("database", "PostgreSQL"),
+    ):
         if words in text:
             return key
     return "other"
 
 
 async def session_loop(
-    index: int, env: dict[str, str], workspace: Path, space: str, ledger: Ledger, start: asyncio.Event,
-    deadline: list[float], ready: list[int], errlog: Any,
-) -> None:  # fmt: skip
+    index: int,
+    env: dict[str, str],
+    workspace: Path,
+    space: str,
+    ledger: Ledger,
+    start: asyncio.Event,
+    deadline: list[float],
+    ready: list[int],
+    errlog: Any,
+) -> None:
     rng = random.Random(index * 7919 + int(env["SOAK_SEED"]))
     params = StdioServerParameters(command=LORE, args=["mcp"], env=env, cwd=str(workspace))
     name = f"soak-{index}"
@@ -162,8 +182,11 @@ def _arguments(
         target = rng.choice(SPACES)
         return {"title": f"{token} task", "body": words, **({"to": target} if target != space else {})}
     if op == "update_task":
-        return {"id": rng.choice(mine["tasks"]), "status": rng.choice(["doing", "blocked", "done", "todo"])} \
-            if mine["tasks"] else None  # fmt: skip
+        return (
+            {"id": rng.choice(mine["tasks"]), "status": rng.choice(["doing", "blocked", "done", "todo"])}
+            if mine["tasks"]
+            else None
+        )
     if op == "send_message":
         return {"to": rng.choice(SPACES), "body": f"{token} message {words}"}
     return {}  # read_messages
@@ -261,19 +284,19 @@ def verify(url: str, ledger: Ledger) -> dict[str, int]:
                 )
         for tid in tasks.keys() - ledger.tasks.keys():
             bad.append(f"task {tid} is in the database but was never acknowledged")
-        stored = {
+        message_rows: dict[str, tuple[str, bool]] = {
             f"m_{i}": (body, read)
             for i, body, read in conn.execute("SELECT id, body, read_at IS NOT NULL FROM messages")
         }
         for mid, body in ledger.messages.items():
-            if stored.get(mid, (None, False))[0] != body:
+            if message_rows.get(mid, (None, False))[0] != body:
                 bad.append(f"message {mid} {body!r} is missing")
-        for mid in stored.keys() - ledger.messages.keys():
+        for mid in message_rows.keys() - ledger.messages.keys():
             bad.append(f"message {mid} is in the database but was never acknowledged")
         for mid, times in ledger.delivered.items():
             if times > 1:
                 bad.append(f"message {mid} was delivered {times} times")
-            if not stored.get(mid, ("", False))[1]:
+            if not message_rows.get(mid, ("", False))[1]:
                 bad.append(f"message {mid} was delivered but is not marked read")
         forgets = {
             f"{'f' if kind == 'fact' else 'n'}_{lineage}"
@@ -285,10 +308,14 @@ def verify(url: str, ledger: Ledger) -> dict[str, int]:
             )
         return {
             "fact versions": sum(len(v) for v in versions.values()),
-            "notes": len(note_rows), "edges": len(edges), "tasks": len(tasks),
-            "task events": sum(e for _, e in tasks.values()), "messages": len(stored),
-            "messages delivered": sum(ledger.delivered.values()), "forgotten": len(forgets),
-        }  # fmt: skip
+            "notes": len(note_rows),
+            "edges": len(edges),
+            "tasks": len(tasks),
+            "task events": sum(e for _, e in tasks.values()),
+            "messages": len(message_rows),
+            "messages delivered": sum(ledger.delivered.values()),
+            "forgotten": len(forgets),
+        }
 
 
 def orphans(root: Path) -> list[int]:
@@ -321,9 +348,13 @@ def lore_connections(url: str, wait: float = 15) -> int:
 
 async def run(sessions: int, seconds: float, seed: int, root: Path) -> tuple[Ledger, dict[str, Any]]:
     env_base = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "LORE_DATA_DIR": str(root),
-        "LORE_CONFIG": str(root / "config.toml"), "LORE_EMBEDDER": "fake", "SOAK_SEED": str(seed),
-    }  # fmt: skip
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "LORE_DATA_DIR": str(root),
+        "LORE_CONFIG": str(root / "config.toml"),
+        "LORE_EMBEDDER": "fake",
+        "SOAK_SEED": str(seed),
+    }
     dirs = {s: root / "code" / s for s in SPACES}
     blocks = []
     for space, path in dirs.items():
@@ -371,18 +402,24 @@ def report(args: argparse.Namespace, ledger: Ledger, figures: dict[str, Any], to
         f"{args.seconds:.0f} s of load after {figures['startup_s']:.1f} s of start-up; seed {args.seed}; "
         f"{platform.machine()}, {os.cpu_count()} cores, {datetime.now(UTC):%Y-%m-%d}.",
         f"- {total:,} tool calls ({total / args.seconds:,.0f}/s): "
-        + ", ".join(f"{op} {n:,}" for op, n in ledger.ops.most_common()) + ".",
+        + ", ".join(f"{op} {n:,}" for op, n in ledger.ops.most_common())
+        + ".",
         "- Expected refusals (another session changed or forgot the item first): "
-        + (", ".join(f"{k} {n}" for k, n in sorted(ledger.errors.items())) or "none") + ".",
+        + (", ".join(f"{k} {n}" for k, n in sorted(ledger.errors.items())) or "none")
+        + ".",
         "- In the database at the end: "
-        + ", ".join(f"{k} {v:,}" for k, v in figures["counts"].items()) + ".",
-        "- Latency per call, p50 / p95 (ms): " + ", ".join(
+        + ", ".join(f"{k} {v:,}" for k, v in figures["counts"].items())
+        + ".",
+        "- Latency per call, p50 / p95 (ms): "
+        + ", ".join(
             f"{op} {statistics.median(v) * 1000:.0f} / {statistics.quantiles(v, n=20)[-1] * 1000:.0f}"
-            for op, v in sorted(ledger.latencies.items()) if len(v) >= 2
-        ) + ".",
+            for op, v in sorted(ledger.latencies.items())
+            if len(v) >= 2
+        )
+        + ".",
         f"- Lost, duplicated or unacknowledged: {len(ledger.problems) or 0} problems; orphan processes: "
         f"{len(figures['orphan_processes'])}; lore connections left: {figures['open_connections']}.",
-    ]  # fmt: skip
+    ]
     if ledger.problems:
         lines.append(f"- PROBLEMS ({len(ledger.problems)}): " + "; ".join(ledger.problems[:20]))
     lines.append(f"- Whole run: {took:.0f} s.")

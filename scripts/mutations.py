@@ -266,7 +266,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-claude-code-flat",
         "Claude Code: hookSpecificOutput.additionalContext (a flat key is dropped)",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (
             (
                 '    "claude-code": ClientHook("claude-code", _nested),\n',
@@ -279,7 +279,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-gemini-no-event-name",
         "Gemini CLI: hookEventName in hookSpecificOutput",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (
             (
                 '    "gemini": ClientHook("gemini", _nested),\n',
@@ -292,7 +292,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-codex-no-event-name",
         "Codex: hookEventName in hookSpecificOutput",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (
             (
                 '    "codex": ClientHook("codex", _nested),\n',
@@ -305,21 +305,21 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-cursor-key",
         "Cursor: additional_context",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (('json.dumps({"additional_context": text})', 'json.dumps({"additionalContext": text})'),),
         HOOK_TESTS,
     ),
     Mutation(
         "hook-cline-key",
         "Cline: contextModification",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (('json.dumps({"contextModification": text})', 'json.dumps({"context": text})'),),
         HOOK_TESTS,
     ),
     Mutation(
         "hook-copilot-injects",
         "Copilot ignores session-start output: nothing is sent (injects=False)",
-        "src/lore/hooks/clients.py",
+        "src/lore/clients.py",
         (
             (
                 '    "copilot": ClientHook("copilot", _nested, injects=False),\n',

@@ -50,11 +50,14 @@ def _python312() -> str | None:
     found = [shutil.which(c) for c in candidates]
     pyenv = Path.home() / ".pyenv" / "versions"
     if pyenv.is_dir():
-        found += [str(p / "bin" / "python3") for p in sorted(pyenv.iterdir(), reverse=True)
-                  if p.name.startswith(("3.12", "3.13", "3.14"))]  # fmt: skip
+        found += [
+            str(p / "bin" / "python3")
+            for p in sorted(pyenv.iterdir(), reverse=True)
+            if p.name.startswith(("3.12", "3.13", "3.14"))
+        ]
+    check = ["-c", "import sys; sys.exit(sys.version_info < (3, 12))"]
     for exe in found:
-        if exe and subprocess.run([exe, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"],
-                                  capture_output=True).returncode == 0:  # fmt: skip
+        if exe and subprocess.run([exe, *check], capture_output=True).returncode == 0:
             return exe
     return None
 
@@ -67,15 +70,20 @@ def _basic_memory_bin() -> Path:
         if python is None:
             raise RuntimeError("basic-memory needs Python >= 3.12 and none was found (PATH, ~/.pyenv)")
         subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
-        done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", BASIC_MEMORY],
-                              capture_output=True, text=True, timeout=1800)  # fmt: skip
+        done = subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", BASIC_MEMORY],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"pip install {BASIC_MEMORY} failed: {done.stderr.strip().splitlines()[-1:]}")
     return exe
 
 
-async def _session(command: str, args: list[str], env: dict[str, str],
-                   body: Callable[[Any], Awaitable[None]]) -> None:  # fmt: skip
+async def _session(
+    command: str, args: list[str], env: dict[str, str], body: Callable[[Any], Awaitable[None]]
+) -> None:
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -98,14 +106,19 @@ def server_memory(spaces: Sequence[Any], root: Path, scores: Callable[[], Any]) 
     node = shutil.which("node") or "node"
     out: dict[str, Any] = {}
     for space in spaces:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root),
-               "MEMORY_FILE_PATH": str(root / f"server-memory-{space.name}.jsonl")}  # fmt: skip
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(root),
+            "MEMORY_FILE_PATH": str(root / f"server-memory-{space.name}.jsonl"),
+        }
         result = out[space.name] = scores()
 
         async def go(s: Any, space: Any = space, result: Any = result) -> None:
             for i in range(0, len(space.memories), 200):
-                entities = [{"name": mid, "entityType": "memory", "observations": [text]}
-                            for mid, text in space.memories[i : i + 200]]  # fmt: skip
+                entities = [
+                    {"name": mid, "entityType": "memory", "observations": [text]}
+                    for mid, text in space.memories[i : i + 200]
+                ]
                 done = await s.call_tool("create_entities", {"entities": entities})
                 if done.is_error:
                     raise RuntimeError(f"create_entities failed: {_text(done)}")
@@ -131,9 +144,13 @@ def basic_memory(spaces: Sequence[Any], root: Path, scores: Callable[[], Any]) -
     for space in spaces:
         home = root / f"bm-{space.name}"
         home.mkdir(parents=True, exist_ok=True)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-               "BASIC_MEMORY_HOME": str(home / "notes"), "BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED": "false",
-               "NO_COLOR": "1"}  # fmt: skip
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "BASIC_MEMORY_HOME": str(home / "notes"),
+            "BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED": "false",
+            "NO_COLOR": "1",
+        }
         result = out[space.name] = scores()
         ids: dict[str, str] = {}
 

@@ -16,6 +16,9 @@ from typing import Protocol
 DEFAULT_MAX_CHARS = 8_000
 CLAUDE_CODE_MAX_CHARS = 9_500
 RECALL_MAX_FACTS = 200
+# The most facts read for one session-start text: enough to fill the largest budget (9,500
+# characters / ~25 per shortest line); the count says how many more there are.
+SESSION_START_MAX_FACTS = 400
 
 
 class FactLike(Protocol):

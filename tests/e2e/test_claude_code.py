@@ -8,6 +8,7 @@ are offered and write into the right space with the client's name as source.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from lore import facts, render
 from lore.session import Origin
 
 from .claude import result_json, run_claude
-from .mock_anthropic import MockAnthropic, requests_text, text_reply, tool_names, tool_use_reply
+from .mock_anthropic import JSON, MockAnthropic, requests_text, text_reply, tool_names, tool_use_reply
 
 pytestmark = pytest.mark.e2e
 
@@ -47,17 +48,25 @@ def project(tmp_path: Path, pg_data_dir: Path, conn: psycopg.Connection) -> tupl
     return work, env
 
 
-def _claude(mock: MockAnthropic, home: Path, cwd: Path, env: dict[str, str], cli: Path, *extra: str):  # type: ignore[no-untyped-def]
+def _claude(
+    mock: MockAnthropic, home: Path, cwd: Path, env: dict[str, str], cli: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
     cp = run_claude(
-        "hello", cwd=cwd, home=home, mock_url=mock.url, plugin_dir=PLUGIN, env_extra=env,
-        extra_args=extra, claude=cli,
-    )  # fmt: skip
+        "hello",
+        cwd=cwd,
+        home=home,
+        mock_url=mock.url,
+        plugin_dir=PLUGIN,
+        env_extra=env,
+        extra_args=extra,
+        claude=cli,
+    )
     assert cp.returncode == 0, cp.stderr[-2000:]
     assert not result_json(cp).get("is_error"), cp.stdout[-2000:]
     return cp
 
 
-def _injected(request: dict) -> str:
+def _injected(request: JSON) -> str:
     """The lore memory block as it reached the model (from the fence to its last line)."""
     text = requests_text({"messages": request["messages"]})
     start = text.find("<lore-memory")
@@ -185,8 +194,13 @@ def test_lore_install_claude_code_wires_a_plain_user_home(
     work, env = project
     facts.remember(conn, Origin("alpha", "cli", str(work)), "installed via lore install")
     lore = str(Path(VENV_BIN) / "lore")
-    done = subprocess.run([lore, "install", "claude-code"], env={**env, "HOME": str(claude_home)},
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [lore, "install", "claude-code"],
+        env={**env, "HOME": str(claude_home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "SessionStart hook" in done.stdout
     cp = run_claude(
         "hello", cwd=work, home=claude_home, mock_url=mock_api.url, env_extra=env, claude=claude_cli

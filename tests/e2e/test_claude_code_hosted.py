@@ -49,8 +49,11 @@ def test_hosted_install_brings_memory_and_tools_over_http(
         env = {"PATH": lore_env["PATH"], "LORE_DATA_DIR": lore_env["LORE_DATA_DIR"], "LORE_TOKEN": alice}
         installed = subprocess.run(
             [LORE, "install", "claude-code", "--server", server.url],
-            env={**env, "HOME": str(claude_home)}, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+            env={**env, "HOME": str(claude_home)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert installed.returncode == 0, installed.stderr
         assert alice not in (claude_home / ".claude.json").read_text()  # the token stays in the env
         tool = "mcp__lore__remember_fact"
@@ -59,9 +62,14 @@ def test_hosted_install_brings_memory_and_tools_over_http(
         # it answers no roots/list: the 2026 transport has no back-channel there, so the header is it.)
         shell = {**env, "PWD": str(base / "work")}
         cp = run_claude(
-            "hello", cwd=base / "work", home=claude_home, mock_url=mock_api.url, env_extra=shell,
-            extra_args=["--allowedTools", tool], claude=claude_cli,
-        )  # fmt: skip
+            "hello",
+            cwd=base / "work",
+            home=claude_home,
+            mock_url=mock_api.url,
+            env_extra=shell,
+            extra_args=["--allowedTools", tool],
+            claude=claude_cli,
+        )
         assert cp.returncode == 0, cp.stderr[-2000:]
         first = mock_api.main_messages()[0]
         text = requests_text({"messages": first["messages"]})

@@ -7,6 +7,7 @@ Messages never touch the embedder: these runs have `LORE_EMBEDDER=broken`.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from lore.config import load_config
 from lore.session import Origin
 
 from .claude import result_json, run_claude
-from .mock_anthropic import MockAnthropic, requests_text, text_reply, tool_use_reply
+from .mock_anthropic import JSON, MockAnthropic, requests_text, text_reply, tool_use_reply
 
 pytestmark = pytest.mark.e2e
 
@@ -47,17 +48,25 @@ def project(tmp_path: Path, pg_data_dir: Path, conn: psycopg.Connection) -> tupl
     return work, env
 
 
-def _claude(mock: MockAnthropic, home: Path, cwd: Path, env: dict[str, str], cli: Path, *extra: str):  # type: ignore[no-untyped-def]
+def _claude(
+    mock: MockAnthropic, home: Path, cwd: Path, env: dict[str, str], cli: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
     cp = run_claude(
-        "what is new?", cwd=cwd, home=home, mock_url=mock.url, plugin_dir=PLUGIN, env_extra=env,
-        extra_args=extra, claude=cli,
-    )  # fmt: skip
+        "what is new?",
+        cwd=cwd,
+        home=home,
+        mock_url=mock.url,
+        plugin_dir=PLUGIN,
+        env_extra=env,
+        extra_args=extra,
+        claude=cli,
+    )
     assert cp.returncode == 0, cp.stderr[-2000:]
     assert not result_json(cp).get("is_error"), cp.stdout[-2000:]
     return cp
 
 
-def _messages_text(request: dict) -> str:
+def _messages_text(request: JSON) -> str:
     return requests_text({"messages": request["messages"]})
 
 

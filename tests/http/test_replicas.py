@@ -67,7 +67,7 @@ async def test_a_reply_through_one_replica_reaches_the_sender_waiting_on_the_oth
     result = outcome["result"]
     reply = result.structured_content["reply"]
     assert reply is not None and reply["body"] == "8765" and reply["from"] == "alice/home", text(result)
-    assert reply["reply_to"] == question["id"]
+    assert question is not None and reply["reply_to"] == question["id"]
     # Delivered when the answer committed on the other replica, not at the end of the 30 s wait. The
     # margin is wide on purpose (this 2-core machine is shared with parallel test runs): anything well
     # under 30 s tells the two apart; that delivery is pushed, not polled, is tested in tests/work.

@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import psycopg
@@ -66,7 +67,7 @@ def _tcp_listeners(pid: int) -> list[str]:
     return [line for line in out.splitlines() if f"pid={pid}," in line]
 
 
-def _sql(url: str, query: str) -> list[tuple[object, ...]]:
+def _sql(url: str, query: str) -> list[tuple[Any, ...]]:
     with psycopg.connect(url, connect_timeout=5) as conn:
         return conn.execute(query).fetchall()
 
@@ -90,13 +91,13 @@ def _assert_private(root: Path) -> None:
     assert (sock_dir.stat().st_mode & 0o777) == 0o700
     assert ((sock_dir / ".s.PGSQL.5432").stat().st_mode & 0o777) == 0o700
     url = embedded.make_url(sock_dir)
-    settings = dict(
+    settings: dict[str, str] = dict(
         _sql(
             url,
             "SELECT name, setting FROM pg_settings WHERE name IN "
             "('listen_addresses', 'unix_socket_permissions')",
         )
-    )  # type: ignore[arg-type]
+    )
     assert settings == {"listen_addresses": "", "unix_socket_permissions": "0700"}
     rules = _sql(url, "SELECT type, auth_method FROM pg_hba_file_rules")
     assert rules == [("local", "peer")]

@@ -22,7 +22,8 @@ def _clock(conn: psycopg.Connection) -> datetime:
     row = conn.execute("SELECT clock_timestamp()").fetchone()
     assert row is not None
     conn.commit()
-    return row[0]
+    now: datetime = row[0]
+    return now
 
 
 def test_forgetting_a_fact_closes_its_version_and_writes_the_audit(conn: psycopg.Connection) -> None:
@@ -39,8 +40,17 @@ def test_forgetting_a_fact_closes_its_version_and_writes_the_audit(conn: psycopg
     ).fetchall()
     assert len(rows) == 1, "forget must keep the row (close it), not delete it"
     *kept, closed = rows[0]
-    assert kept == [fact.version_id, "s", "deploys with make ship", "acme", FROM, TO, fact.recorded_at,
-                    "agent-x", "/w/s"]  # fmt: skip
+    assert kept == [
+        fact.version_id,
+        "s",
+        "deploys with make ship",
+        "acme",
+        FROM,
+        TO,
+        fact.recorded_at,
+        "agent-x",
+        "/w/s",
+    ]
     assert closed is not None and before <= closed <= after and closed >= fact.recorded_at
     audit = conn.execute(
         "SELECT space, item_kind, lineage, reason, source, workspace, at FROM forget_log"
@@ -59,9 +69,15 @@ def test_forgetting_a_note_closes_its_current_version_and_writes_the_audit(conn:
         conn, ORIGIN, "cache for 5 minutes", kind="decision", title="Caching", tags=["perf"]
     )
     _, second = notes.revise(
-        conn, ORIGIN, ["s"], first.lineage, body="cache for 10 minutes", kind="decision", title="Caching",
+        conn,
+        ORIGIN,
+        ["s"],
+        first.lineage,
+        body="cache for 10 minutes",
+        kind="decision",
+        title="Caching",
         tags=["perf"],
-    )  # fmt: skip
+    )
     revised_at = conn.execute(
         "SELECT superseded_at FROM notes WHERE version_id = %s", (first.version_id,)
     ).fetchone()
@@ -75,10 +91,23 @@ def test_forgetting_a_note_closes_its_current_version_and_writes_the_audit(conn:
         (first.lineage,),
     ).fetchall()
     assert len(rows) == 2, "forget must keep both versions (close the current one), not delete it"
-    assert rows[0] == (first.version_id, "decision", "Caching", "cache for 5 minutes", ["perf"],
-                       first.recorded_at, revised_at[0] if revised_at else None)  # fmt: skip
-    assert rows[1][:6] == (second.version_id, "decision", "Caching", "cache for 10 minutes", ["perf"],
-                           second.recorded_at)  # fmt: skip
+    assert rows[0] == (
+        first.version_id,
+        "decision",
+        "Caching",
+        "cache for 5 minutes",
+        ["perf"],
+        first.recorded_at,
+        revised_at[0] if revised_at else None,
+    )
+    assert rows[1][:6] == (
+        second.version_id,
+        "decision",
+        "Caching",
+        "cache for 10 minutes",
+        ["perf"],
+        second.recorded_at,
+    )
     closed = rows[1][6]
     assert closed is not None and before <= closed <= after and closed >= second.recorded_at
     audit = conn.execute(

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -36,9 +37,14 @@ def hook(
 ) -> subprocess.CompletedProcess[str]:
     raw = payload if isinstance(payload, str) else json.dumps(payload)
     return subprocess.run(
-        [LORE, "hook", "session-start", "--client", client], input=raw, env=env,
-        capture_output=True, text=True, timeout=30, cwd="/",
-    )  # fmt: skip
+        [LORE, "hook", "session-start", "--client", client],
+        input=raw,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd="/",
+    )
 
 
 def context(done: subprocess.CompletedProcess[str]) -> str:
@@ -49,9 +55,10 @@ def context(done: subprocess.CompletedProcess[str]) -> str:
     return text
 
 
-def last_log(env: dict[str, str]) -> dict:
+def last_log(env: dict[str, str]) -> dict[str, Any]:
     lines = (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
-    return json.loads(lines[-1])
+    entry: dict[str, Any] = json.loads(lines[-1])
+    return entry
 
 
 def test_injects_readable_facts_in_renderer_order(
@@ -59,7 +66,10 @@ def test_injects_readable_facts_in_renderer_order(
 ) -> None:
     work, env = setup
     w, p, o = Origin("work", "t", str(work)), Origin("personal", "t", "/h"), Origin("other", "t", "/o")
-    day = lambda d: datetime(2026, 1, d, tzinfo=UTC)  # noqa: E731
+
+    def day(d: int) -> datetime:
+        return datetime(2026, 1, d, tzinfo=UTC)
+
     facts.remember(conn, w, "general work fact", valid_from=day(1))
     facts.remember(conn, p, "personal preference: tabs", valid_from=day(2))
     facts.remember(conn, w, "acme-api deploys with make ship", subject="acme-api", valid_from=day(3))

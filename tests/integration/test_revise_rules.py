@@ -4,6 +4,7 @@ arguments at all, or arguments that repeat the current version. Nothing is writt
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg
 import pytest
@@ -31,13 +32,11 @@ def _versions(conn: psycopg.Connection) -> list[tuple[str, str | None, bool]]:
     ],
     ids=["nothing", "same statement", "same subject", "all the same"],
 )
-def test_a_revision_that_changes_nothing_is_refused(
-    conn: psycopg.Connection, change: dict[str, object]
-) -> None:
+def test_a_revision_that_changes_nothing_is_refused(conn: psycopg.Connection, change: dict[str, Any]) -> None:
     fact = facts.remember(conn, ORIGIN, "CI runs on push", subject="acme", valid_from=FROM)
     conn.commit()
     with pytest.raises(InvalidInput) as err:
-        facts.revise(conn, ORIGIN, ["s"], fact.lineage, **change)  # type: ignore[arg-type]
+        facts.revise(conn, ORIGIN, ["s"], fact.lineage, **change)
     assert err.value.message.startswith("Nothing to change")
     assert "statement, subject, valid_from or valid_to" in err.value.hint
     conn.rollback()

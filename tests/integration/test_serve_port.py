@@ -90,7 +90,9 @@ def test_a_taken_port_is_one_line_with_a_free_one(lore_env: dict[str, str]) -> N
         assert done.returncode != 0
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert "Traceback" not in done.stderr and f"port {port}" in done.stderr and "taken" in done.stderr
-        free = int(re.search(r"is free: use --port (\d+)$", done.stderr.strip()).group(1))  # type: ignore[union-attr]
+        suggested = re.search(r"is free: use --port (\d+)$", done.stderr.strip())
+        assert suggested is not None, done.stderr
+        free = int(suggested.group(1))
         assert free != port
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", free))  # what it suggested is free indeed

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from lore import facts
+from lore import facts, render
 from lore.hooks import store
 
 SPACES = ["alpha", "beta", "gamma"]
@@ -81,7 +81,9 @@ def test_hook_read_and_facts_query_agree_on_random_histories(
         workspace = rng.choice(["acme-api", "Acme-Api", "infra", "nothing"])
         expected = _expected(conn, spaces, workspace)
         snapshot = store.read(db_url, spaces, workspace, timeout=10)
-        through_psycopg = facts.query(conn, spaces, prefer_subject=workspace, limit=store.MAX_ROWS)
+        through_psycopg = facts.query(
+            conn, spaces, prefer_subject=workspace, limit=render.SESSION_START_MAX_FACTS
+        )
         assert [f.lineage for f in snapshot.facts] == expected
         assert [f.lineage for f in through_psycopg] == expected
         assert snapshot.total == len(expected) == facts.count(conn, spaces)

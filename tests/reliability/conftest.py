@@ -24,9 +24,15 @@ class Project:
         self, *args: str, stdin: str | None = None, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [LORE, *args], env=self.env, cwd=cwd or self.dir, input=stdin, capture_output=True, text=True,
-            timeout=120, check=False,
-        )  # fmt: skip
+            [LORE, *args],
+            env=self.env,
+            cwd=cwd or self.dir,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
 
 @pytest.fixture

@@ -20,9 +20,14 @@ PROTOCOL = "2025-06-18"
 class RawSession:
     def __init__(self, env: dict[str, str], cwd: Path, *, name: str = "raw-client") -> None:
         self.proc = subprocess.Popen(
-            [LORE, "mcp"], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            [LORE, "mcp"],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self._buffer = b""
         self._next = 1
         self.name = name
@@ -66,7 +71,8 @@ class RawSession:
                 return None
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        message: dict[str, Any] = json.loads(line)
+        return message
 
     def response(self, ident: int, timeout: float = 30) -> dict[str, Any] | None:
         """Read until the response to `ident` (server requests such as roots/list are skipped)."""

@@ -39,9 +39,12 @@ def fuzz_project(
         f'[[space]]\nid = "q"\npaths = ["{there}"]\naccepts_from = ["p"]\n'
     )
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LORE_DATA_DIR": str(pg_data_dir),
-        "LORE_CONFIG": str(config), "LORE_EMBEDDER": "fake",
-    }  # fmt: skip
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LORE_DATA_DIR": str(pg_data_dir),
+        "LORE_CONFIG": str(config),
+        "LORE_EMBEDDER": "fake",
+    }
     with RawSession(env, here) as session, psycopg.connect(db_url, autocommit=True) as conn:
         session.initialize()
         listed = session.call("tools/list")
@@ -57,13 +60,29 @@ def fuzz_project(
 
 # --- strategies ---------------------------------------------------------------------------------------
 
-ODD = st.sampled_from([
-    "\u202eevil\u202c", "e\u0301\u0301\u0301", "\U0001f600\U0001f9d1\u200d\U0001f4bb", "\ufeffbom",
-    "\u0000nul",
-    "\ud800", "a\udfffb", "\u200b\u200b", "  ", "", "\n\t\r", "'; DROP TABLE facts; --", "%s %(x)s {0}",
-    "\\x00\\u0000", "ｆｕｌｌ", "\U00010000\U0010ffff", "ñ" * 3, "<script>alert(1)</script>",
-    "../../etc/passwd",
-])  # fmt: skip
+ODD = st.sampled_from(
+    [
+        "\u202eevil\u202c",
+        "e\u0301\u0301\u0301",
+        "\U0001f600\U0001f9d1\u200d\U0001f4bb",
+        "\ufeffbom",
+        "\u0000nul",
+        "\ud800",
+        "a\udfffb",
+        "\u200b\u200b",
+        "  ",
+        "",
+        "\n\t\r",
+        "'; DROP TABLE facts; --",
+        "%s %(x)s {0}",
+        "\\x00\\u0000",
+        "ｆｕｌｌ",
+        "\U00010000\U0010ffff",
+        "ñ" * 3,
+        "<script>alert(1)</script>",
+        "../../etc/passwd",
+    ]
+)
 TEXT = st.one_of(
     st.text(max_size=40),
     st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=30),
@@ -71,10 +90,13 @@ TEXT = st.one_of(
     st.tuples(st.sampled_from("aé€\U0001f600"), st.integers(1_000, 300_000)).map(lambda t: t[0] * t[1]),
 )
 WRONG = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
-)  # fmt: skip
+)
 
 
 def _valid(name: str, ids: list[str]) -> st.SearchStrategy[Any]:
@@ -153,9 +175,21 @@ def _invariants(conn: psycopg.Connection) -> None:
 # gives each tool its own database key (Hypothesis adds the parametrize id to it).
 @pytest.mark.parametrize(
     "tool",
-    ["remember_fact", "remember_note", "recall_facts", "search_notes", "revise_fact", "forget", "link_notes",
-     "mark_irrelevant", "file_task", "update_task", "send_message", "read_messages"],
-)  # fmt: skip
+    [
+        "remember_fact",
+        "remember_note",
+        "recall_facts",
+        "search_notes",
+        "revise_fact",
+        "forget",
+        "link_notes",
+        "mark_irrelevant",
+        "file_task",
+        "update_task",
+        "send_message",
+        "read_messages",
+    ],
+)
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_tool_answers_every_argument(
@@ -204,14 +238,26 @@ MALFORMED = [
 ANSWERED = [
     (b'{"jsonrpc": "1.0", "id": 910, "method": "ping"}\n', -32600, "jsonrpc"),
     (b'{"jsonrpc": "2.0", "id": 911, "method": "tools/call", "params": "str"}\n', -32600, "params"),
-    (b'{"jsonrpc": "2.0", "id": 912, "method": "tools/call", "params": {"name": "remember_fact", '
-     b'"arguments": {"statement": "\\ud800 lone"}}}\n', -32700, "surrogate"),
+    (
+        b'{"jsonrpc": "2.0", "id": 912, "method": "tools/call", "params": {"name": "remember_fact", '
+        b'"arguments": {"statement": "\\ud800 lone"}}}\n',
+        -32700,
+        "surrogate",
+    ),
     (b'{"jsonrpc": "2.0", "id": 913, "method": "no/such/method"}\n', -32601, ""),
-    (b'{"jsonrpc": "2.0", "id": 914, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}\n',
-     None, "nope"),
-    (b'{"jsonrpc": "2.0", "id": 915, "method": "tools/call", "params": {"name": "remember_fact", '
-     b'"arguments": [1, 2]}}\n', -32602, ""),
-]  # fmt: skip
+    (
+        b'{"jsonrpc": "2.0", "id": 914, "method": "tools/call", "params": {"name": "nope", '
+        b'"arguments": {}}}\n',
+        None,
+        "nope",
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 915, "method": "tools/call", "params": {"name": "remember_fact", '
+        b'"arguments": [1, 2]}}\n',
+        -32602,
+        "",
+    ),
+]
 
 
 def test_malformed_json_rpc_never_stops_the_server(fuzz_project: dict[str, Any]) -> None:

@@ -42,10 +42,45 @@ name = "local"
 min_similarity = 0.3
 """
 TOKENS = [
-    "[", "]", "[[", "]]", "{", "}", "=", '"', "'", '"""', "\n", "#", ",", ".", "\\", "~", "*", "0", "-1",
-    "1e999", "true", "inf", "nan", "1979-05-27", "space", "id", "paths", "reads_from", "default_space",
-    "[[space]]", "[database]", "[embedder]", "[session_start]", "max_chars", "é", "\x00", "\ufeff", "\u2028",
-]  # fmt: skip
+    "[",
+    "]",
+    "[[",
+    "]]",
+    "{",
+    "}",
+    "=",
+    '"',
+    "'",
+    '"""',
+    "\n",
+    "#",
+    ",",
+    ".",
+    "\\",
+    "~",
+    "*",
+    "0",
+    "-1",
+    "1e999",
+    "true",
+    "inf",
+    "nan",
+    "1979-05-27",
+    "space",
+    "id",
+    "paths",
+    "reads_from",
+    "default_space",
+    "[[space]]",
+    "[database]",
+    "[embedder]",
+    "[session_start]",
+    "max_chars",
+    "é",
+    "\x00",
+    "\ufeff",
+    "\u2028",
+]
 
 
 @st.composite
@@ -268,9 +303,15 @@ def test_arbitrary_bytes_on_disk(tmp_path_factory: pytest.TempPathFactory, data:
 
 @pytest.mark.parametrize(
     "text",
-    ['[[space]]\nid = "a"\npaths = [1, 2]\n', "default_space = \n", '[[space]\nid = "x"\n', "\x00\x01\x02",
-     '[[space]]\nid = "w"\nreads_from = ["nope"]\n', "[session_start]\nmax_chars = 1e999\n"],
-)  # fmt: skip
+    [
+        '[[space]]\nid = "a"\npaths = [1, 2]\n',
+        "default_space = \n",
+        '[[space]\nid = "x"\n',
+        "\x00\x01\x02",
+        '[[space]]\nid = "w"\nreads_from = ["nope"]\n',
+        "[session_start]\nmax_chars = 1e999\n",
+    ],
+)
 def test_the_cli_prints_the_error_and_the_fix_never_a_traceback(tmp_path: Path, text: str) -> None:
     config = tmp_path / "config.toml"
     config.write_text(text)

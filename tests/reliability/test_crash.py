@@ -50,9 +50,12 @@ def private() -> Iterator[Private]:
     config = root / "config.toml"
     config.write_text(f'[[space]]\nid = "p"\npaths = ["{project}"]\n')
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "LORE_DATA_DIR": str(root),
-        "LORE_CONFIG": str(config), "LORE_EMBEDDER": "fake",
-    }  # fmt: skip
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "LORE_DATA_DIR": str(root),
+        "LORE_CONFIG": str(config),
+        "LORE_EMBEDDER": "fake",
+    }
     url = embedded.start(env)
     with psycopg.connect(url) as c:
         migrate.upgrade(c)
@@ -93,8 +96,10 @@ class Ledger:
 
 def _check(url: str, ledger: Ledger) -> None:
     with psycopg.connect(url) as conn:
-        facts = dict(conn.execute("SELECT statement, 'f_' || lineage FROM facts").fetchall())
-        tasks = dict(conn.execute("SELECT title, 'n_' || lineage FROM notes WHERE kind = 'task'").fetchall())
+        facts: dict[str, str] = dict(conn.execute("SELECT statement, 'f_' || lineage FROM facts").fetchall())
+        tasks: dict[str, str] = dict(
+            conn.execute("SELECT title, 'n_' || lineage FROM notes WHERE kind = 'task'").fetchall()
+        )
         for (kind, text), ident in ledger.acked.items():
             found = (facts if kind == "fact" else tasks).get(text)
             assert found == ident, f"acknowledged {kind} {text!r} ({ident}) is missing after the crash"

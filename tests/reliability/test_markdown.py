@@ -31,12 +31,23 @@ CLAUDE = (
 
 @pytest.mark.parametrize(
     "name, kind",
-    [("projectbrief", "brief"), ("productContext", "product"), ("systemPatterns", "pattern"),
-     ("techContext", "tech"), ("activeContext", "active"), ("progress", "progress"),
-     ("decisions", "decision"),
-     ("architecture", "pattern"), ("roadmap", "plan"), ("tasks", "task"), ("dev-setup", "devenv"),
-     ("CLAUDE", None), ("AGENTS", None), ("known-issues", None)],
-)  # fmt: skip
+    [
+        ("projectbrief", "brief"),
+        ("productContext", "product"),
+        ("systemPatterns", "pattern"),
+        ("techContext", "tech"),
+        ("activeContext", "active"),
+        ("progress", "progress"),
+        ("decisions", "decision"),
+        ("architecture", "pattern"),
+        ("roadmap", "plan"),
+        ("tasks", "task"),
+        ("dev-setup", "devenv"),
+        ("CLAUDE", None),
+        ("AGENTS", None),
+        ("known-issues", None),
+    ],
+)
 def test_kind_from_the_file_name(name: str, kind: str | None) -> None:
     assert infer_kind(name) == kind
 
@@ -47,9 +58,10 @@ def test_sections_split_at_the_level_under_a_title_and_ignore_code_fences() -> N
     assert "# not a heading" in found[0].body
     claude = sections(CLAUDE, "CLAUDE.md")
     assert [(s.title, s.kind) for s in claude] == [
-        ("CLAUDE.md: Commands", "devenv"), ("CLAUDE.md: Architecture", "pattern"),
+        ("CLAUDE.md: Commands", "devenv"),
+        ("CLAUDE.md: Architecture", "pattern"),
         ("CLAUDE.md: Misc", "note"),
-    ]  # fmt: skip
+    ]
     flat = sections("no headings at all\n\njust text", "notes.md")
     assert [(s.key, s.title, s.body) for s in flat] == [
         ("(top)", "notes.md", "no headings at all\n\njust text")
@@ -79,7 +91,7 @@ def test_import_is_idempotent_and_updates_changed_sections(
     (project.dir / "CLAUDE.md").write_text(CLAUDE)
     first = project.lore("import-markdown", ".")
     assert first.returncode == 0, first.stderr
-    kinds = dict(
+    kinds: dict[str, str] = dict(
         conn.execute("SELECT title, kind FROM notes WHERE superseded_at IS NULL AND space = 'p'").fetchall()
     )
     assert kinds["Progress: What works"] == "progress" and kinds["Project Brief"] == "brief"

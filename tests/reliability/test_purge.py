@@ -73,6 +73,7 @@ def test_purge_a_note_takes_its_edges_feedback_and_task_state(
 def test_purge_a_message_keeps_its_replies(project: Project, conn: psycopg.Connection) -> None:
     assert project.lore("messages", "send", "q", f"here: {KEY}", "--allow-secret").returncode == 0
     thread = conn.execute("SELECT thread FROM messages").fetchone()
+    assert thread is not None
     conn.execute(
         "INSERT INTO messages (to_space, from_space, body, reply_to, source) "
         "VALUES ('p', 'q', 'thanks', 1, 'x')"

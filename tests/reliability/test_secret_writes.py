@@ -3,6 +3,8 @@ and stores it only when a person passes `--allow-secret` to the CLI. No tool arg
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 import pytest
 from support.mcpclient import call, lore_session, ok, text
@@ -33,7 +35,7 @@ async def test_every_tool_that_writes_refuses_a_credential(
         task = (await ok(s, "file_task", title="rotate keys", body="soon")).structured_content
         assert fact and note and task
         before = _rows(conn)
-        attempts = {
+        attempts: dict[str, dict[str, Any]] = {
             "remember_fact": {"statement": f"prod key: {FAKES['aws access key id']}"},
             "remember_fact (subject)": {"statement": "ok", "subject": FAKES["npm token"]},
             "remember_note": {"body": f"setup:\n{FAKES['rsa private key']}"},
@@ -54,9 +56,15 @@ async def test_every_tool_that_writes_refuses_a_credential(
             assert result.is_error, label
             assert "looks like it holds a credential" in said, (label, said)
             assert "Traceback" not in said
-            for value in args.values():  # the credential itself is never echoed back
-                if isinstance(value, str) and len(value) > 30:
-                    assert value not in said
+            # The credential is never echoed back: at most its first characters (what it looks like).
+            given = [
+                v for v in args.values() for v in (v if isinstance(v, list) else [v]) if isinstance(v, str)
+            ]
+            used = [fake for fake in FAKES.values() if any(fake in value for value in given)]
+            assert used, label  # every attempt carries one of the fakes
+            for fake in used:  # no run of 12 characters from past its first 8 appears in the error
+                leaked = [fake[i : i + 12] for i in range(8, len(fake) - 11) if fake[i : i + 12] in said]
+                assert leaked == [], (label, said)
         # how to do it deliberately: a CLI flag, named in the error of each kind of item
         assert 'lore facts add "…" --allow-secret' in text(
             await call(s, "remember_fact", **attempts["remember_fact"])

@@ -4,9 +4,10 @@ all or nothing on a damaged file, and references that follow renumbered ids."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -104,8 +105,11 @@ OPS = st.lists(
 )
 
 
-def apply(conn: psycopg.Connection, ops: list[tuple[object, ...]]) -> None:
-    """Run the operations; those that the domain refuses (a conflict, a missing id) are skipped."""
+def apply(conn: psycopg.Connection, ops: list[tuple[Any, ...]]) -> None:
+    """Run the operations; those that the domain refuses (a conflict, a missing id) are skipped.
+
+    Each op is a tuple drawn from OPS: its first item says the kind, the others have that kind's types
+    (checked by the domain functions), hence `Any`."""
     fact_ids: list[int] = []
     note_ids: list[tuple[int, str]] = []
     task_ids: list[tuple[int, str]] = []
@@ -115,7 +119,7 @@ def apply(conn: psycopg.Connection, ops: list[tuple[object, ...]]) -> None:
     def origin(space: str) -> Origin:
         return Origin(space, "prop-test", f"/w/{space}")
 
-    def pick(items: list, i: object) -> object:  # type: ignore[type-arg]
+    def pick(items: list[Any], i: object) -> Any:
         assert isinstance(i, int)
         return items[i % len(items)] if items else None
 
@@ -124,11 +128,11 @@ def apply(conn: psycopg.Connection, ops: list[tuple[object, ...]]) -> None:
         try:
             if kind == "fact":
                 _, space, text, subject, days, length = op
-                start = t0 + timedelta(days=int(days))  # type: ignore[call-overload]
-                end = start + timedelta(days=int(length)) if length is not None else None  # type: ignore[call-overload]
+                start = t0 + timedelta(days=int(days))
+                end = start + timedelta(days=int(length)) if length is not None else None
                 row = facts.remember(
                     conn, origin(space), text, subject=subject, valid_from=start, valid_to=end
-                )  # type: ignore[arg-type]
+                )
                 fact_ids.append(row.lineage)
             elif kind == "revise" and fact_ids:
                 lineage = pick(fact_ids, op[1])
@@ -136,23 +140,24 @@ def apply(conn: psycopg.Connection, ops: list[tuple[object, ...]]) -> None:
                     "SELECT space, valid_from FROM facts WHERE lineage = %s LIMIT 1", (lineage,)
                 ).fetchone()
                 assert found is not None
-                end = found[1] + timedelta(days=int(op[4])) if op[4] is not None else None  # type: ignore[call-overload]
+                end = found[1] + timedelta(days=int(op[4])) if op[4] is not None else None
                 facts.revise(
                     conn, origin(found[0]), SPACES, lineage, statement=op[2], subject=op[3], valid_to=end
-                )  # type: ignore[arg-type]
+                )
             elif kind == "forget_fact" and fact_ids:
                 lineage = pick(fact_ids, op[1])
                 space = conn.execute(
                     "SELECT space FROM facts WHERE lineage = %s LIMIT 1", (lineage,)
                 ).fetchone()
-                facts.forget(conn, origin(space[0]), SPACES, lineage, op[2])  # type: ignore[arg-type,index]
+                assert space is not None
+                facts.forget(conn, origin(space[0]), SPACES, lineage, op[2])
             elif kind == "note":
                 _, space, body, note_kind, tags = op
-                row_n = notes.remember(conn, origin(space), body, kind=note_kind, tags=tags)  # type: ignore[arg-type]
+                row_n = notes.remember(conn, origin(space), body, kind=note_kind, tags=tags)
                 note_ids.append((row_n.lineage, row_n.space))
             elif kind == "embed" and note_ids:
-                lineage, _ = pick(note_ids, op[1])  # type: ignore[misc]
-                vector = "[" + ",".join(repr(x) for x in op[2]) + "]"  # type: ignore[attr-defined]
+                lineage, _ = pick(note_ids, op[1])
+                vector = "[" + ",".join(repr(x) for x in op[2]) + "]"
                 conn.execute(
                     "UPDATE notes SET embedding = %s::vector, embedding_model = 'fake-4' "
                     "WHERE lineage = %s AND superseded_at IS NULL",
@@ -160,38 +165,41 @@ def apply(conn: psycopg.Connection, ops: list[tuple[object, ...]]) -> None:
                 )
                 conn.commit()
             elif kind == "forget_note" and note_ids:
-                lineage, space = pick(note_ids, op[1])  # type: ignore[misc]
-                notes.forget(conn, origin(space), SPACES, lineage, op[2])  # type: ignore[arg-type]
+                lineage, space = pick(note_ids, op[1])
+                notes.forget(conn, origin(space), SPACES, lineage, op[2])
             elif kind == "link" and note_ids:
-                (a, space), (b, _) = pick(note_ids, op[1]), pick(note_ids, op[2])  # type: ignore[misc]
-                graph.link(conn, origin(space), SPACES, a, op[3], b)  # type: ignore[arg-type]
+                (a, space), (b, _) = pick(note_ids, op[1]), pick(note_ids, op[2])
+                graph.link(conn, origin(space), SPACES, a, op[3], b)
             elif kind == "irrelevant" and note_ids:
-                lineage, space = pick(note_ids, op[1])  # type: ignore[misc]
-                search.mark_irrelevant(conn, origin(space), SPACES, lineage, op[2], vector=None, model=None)  # type: ignore[arg-type]
+                lineage, space = pick(note_ids, op[1])
+                search.mark_irrelevant(conn, origin(space), SPACES, lineage, op[2], vector=None, model=None)
             elif kind == "task":
                 _, space, target, title, body = op
-                task = tasks.file(conn, CONFIG, origin(space), target, title, body)  # type: ignore[arg-type]
+                task = tasks.file(conn, CONFIG, origin(space), target, title, body)
                 task_ids.append((task.lineage, task.space))
             elif kind == "update" and task_ids:
-                lineage, space = pick(task_ids, op[1])  # type: ignore[misc]
-                tasks.update(conn, origin(space), SPACES, lineage, op[2], op[3])  # type: ignore[arg-type]
+                lineage, space = pick(task_ids, op[1])
+                tasks.update(conn, origin(space), SPACES, lineage, op[2], op[3])
             elif kind == "send":
                 _, space, to, body, reply = op
                 replied = pick(message_ids, reply) if reply is not None else None
                 if replied is not None:
-                    num, sender, target = replied  # type: ignore[misc]
-                    sent = messages.send(conn, CONFIG, origin(target), sender, body, reply_to=num)  # type: ignore[arg-type]
+                    num, sender, target = replied
+                    sent = messages.send(conn, CONFIG, origin(target), sender, body, reply_to=num)
                 else:
-                    sent = messages.send(conn, CONFIG, origin(space), to, body, session="s1")  # type: ignore[arg-type]
+                    sent = messages.send(conn, CONFIG, origin(space), to, body, session="s1")
                 message_ids.append((sent.num, sent.from_space, sent.to_space))
             elif kind == "read":
-                messages.read(conn, op[1], "prop-reader", limit=3)  # type: ignore[arg-type]
+                messages.read(conn, op[1], "prop-reader", limit=3)
             elif kind == "purge":
-                pools = {"f": [f"f_{x}" for x in fact_ids], "n": [f"n_{x}" for x, _ in note_ids],
-                         "m": [f"m_{x}" for x, _, _ in message_ids]}  # fmt: skip
-                item = pick(pools[op[1]], op[2])  # type: ignore[index]
+                pools = {
+                    "f": [f"f_{x}" for x in fact_ids],
+                    "n": [f"n_{x}" for x, _ in note_ids],
+                    "m": [f"m_{x}" for x, _, _ in message_ids],
+                }
+                item = pick(pools[op[1]], op[2])
                 if item is not None:
-                    purge.purge(conn, item, "tester")  # type: ignore[arg-type]
+                    purge.purge(conn, item, "tester")
         except LoreError:
             conn.rollback()
     conn.commit()
@@ -227,9 +235,14 @@ def _export(conn: psycopg.Connection, space: str | None = None) -> list[str]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(ops=OPS)
-@example(ops=[("fact", "alpha", "deploys with make ship", "acme-api", 3, 30),
-              ("revise", 0, "deploys with make release", "acme-web", 45),
-              ("note", "beta", "a note", "tech", ["ops"]), ("forget_note", 0, "obsolete")])  # fmt: skip
+@example(
+    ops=[
+        ("fact", "alpha", "deploys with make ship", "acme-api", 3, 30),
+        ("revise", 0, "deploys with make release", "acme-web", 45),
+        ("note", "beta", "a note", "tech", ["ops"]),
+        ("forget_note", 0, "obsolete"),
+    ]
+)
 def test_round_trip_is_lossless_and_idempotent(
     two: tuple[psycopg.Connection, psycopg.Connection], ops: list[tuple[object, ...]]
 ) -> None:
@@ -254,8 +267,9 @@ def test_round_trip_is_lossless_and_idempotent(
     # the target keeps working: new ids never collide with imported ones
     fresh = facts.remember(b, Origin("alpha", "t", None), "written after the import")
     fresh_note = notes.remember(b, Origin("alpha", "t", None), "note written after the import")
-    assert fresh.lineage > max([0, *(int(x["row"]["lineage"]) for x in map(json.loads, exported[1:-1])
-                                     if x["table"] == "facts")])  # fmt: skip
+    assert fresh.lineage > max(
+        [0, *(int(x["row"]["lineage"]) for x in map(json.loads, exported[1:-1]) if x["table"] == "facts")]
+    )
     assert fresh_note.version_id > 0
 
 
@@ -265,12 +279,23 @@ def test_round_trip_keeps_every_column_literally(two: tuple[psycopg.Connection, 
     a, b = two
     _truncate(a)
     _truncate(b)
-    day = lambda m, d: datetime(2026, m, d, tzinfo=UTC)  # noqa: E731
+
+    def day(m: int, d: int) -> datetime:
+        return datetime(2026, m, d, tzinfo=UTC)
+
     alpha, beta = Origin("alpha", "codex", "/w/a"), Origin("beta", "claude-code", "/w/b")
-    fact = facts.remember(a, alpha, "deploys with make ship", subject="acme-api", valid_from=day(1, 5),
-                          valid_to=day(6, 30))  # fmt: skip
-    facts.revise(a, alpha, SPACES, fact.lineage, statement="deploys with make release", subject="acme-web",
-                 valid_to=day(9, 1))  # fmt: skip
+    fact = facts.remember(
+        a, alpha, "deploys with make ship", subject="acme-api", valid_from=day(1, 5), valid_to=day(6, 30)
+    )
+    facts.revise(
+        a,
+        alpha,
+        SPACES,
+        fact.lineage,
+        statement="deploys with make release",
+        subject="acme-web",
+        valid_to=day(9, 1),
+    )
     note = notes.remember(
         a, beta, "cache for 10 minutes", kind="decision", title="Caching", tags=["perf", "ops"]
     )
@@ -295,10 +320,20 @@ def test_round_trip_keeps_every_column_literally(two: tuple[psycopg.Connection, 
         "SELECT lineage, version_id, space, kind, title, body, tags, source, workspace, "
         "superseded_at IS NULL FROM notes ORDER BY version_id"
     ).fetchall() == [
-        (1, 1, "beta", "decision", "Caching", "cache for 10 minutes", ["perf", "ops"], "claude-code", "/w/b",
-         False),
+        (
+            1,
+            1,
+            "beta",
+            "decision",
+            "Caching",
+            "cache for 10 minutes",
+            ["perf", "ops"],
+            "claude-code",
+            "/w/b",
+            False,
+        ),
         (2, 2, "alpha", "task", "Fix CI", "red since Monday", [], "claude-code", "/w/b", True),
-    ]  # fmt: skip
+    ]
     assert b.execute(
         "SELECT space, item_kind, lineage, reason, source, workspace FROM forget_log"
     ).fetchall() == [("beta", "note", 1, "obsolete", "claude-code", "/w/b")]
@@ -329,9 +364,15 @@ def test_space_export_holds_only_that_space(two: tuple[psycopg.Connection, psyco
     a, b = two
     _truncate(a)
     _truncate(b)
-    apply(a, [("fact", "alpha", "alpha fact", None, 0, None), ("fact", "beta", "beta fact", None, 0, None),
-              ("send", "alpha", "beta", "hello beta", None),
-              ("note", "beta", "beta note", "note", [])])  # fmt: skip
+    apply(
+        a,
+        [
+            ("fact", "alpha", "alpha fact", None, 0, None),
+            ("fact", "beta", "beta fact", None, 0, None),
+            ("send", "alpha", "beta", "hello beta", None),
+            ("note", "beta", "beta note", "note", []),
+        ],
+    )
     lines = _export(a, "beta")
     statements = [json.loads(x)["row"].get("statement") for x in lines[:-1]]
     assert "beta fact" in statements and "alpha fact" not in statements
@@ -346,16 +387,28 @@ def test_import_into_a_used_database_renumbers_and_follows_references(
     a, b = two
     _truncate(a)
     _truncate(b)
-    apply(a, [
-        ("note", "alpha", "deploy guide", "note", ["ops"]), ("note", "alpha", "rollback guide", "note", []),
-        ("link", 1, 0, "refines"), ("task", "beta", "alpha", "review guide", "please"),
-        ("update", 0, "doing", "on it"), ("fact", "alpha", "A fact", None, 0, None),
-        ("revise", 0, "A fact v2", None, None),
-        ("send", "alpha", "beta", "question", None), ("send", "beta", "alpha", "answer", 0),
-    ])  # fmt: skip
-    apply(b, [("note", "alpha", "something else in B", "note", []),
-              ("fact", "alpha", "B's own", None, 0, None),
-              ("send", "beta", "alpha", "B's message", None)])  # fmt: skip
+    apply(
+        a,
+        [
+            ("note", "alpha", "deploy guide", "note", ["ops"]),
+            ("note", "alpha", "rollback guide", "note", []),
+            ("link", 1, 0, "refines"),
+            ("task", "beta", "alpha", "review guide", "please"),
+            ("update", 0, "doing", "on it"),
+            ("fact", "alpha", "A fact", None, 0, None),
+            ("revise", 0, "A fact v2", None, None),
+            ("send", "alpha", "beta", "question", None),
+            ("send", "beta", "alpha", "answer", 0),
+        ],
+    )
+    apply(
+        b,
+        [
+            ("note", "alpha", "something else in B", "note", []),
+            ("fact", "alpha", "B's own", None, 0, None),
+            ("send", "beta", "alpha", "B's message", None),
+        ],
+    )
     exported = list(transfer.export(a))
     a.commit()
     report = transfer.load(b, exported)
@@ -396,7 +449,9 @@ def test_import_into_a_used_database_renumbers_and_follows_references(
     ],
 )
 def test_a_damaged_file_imports_nothing(
-    two: tuple[psycopg.Connection, psycopg.Connection], damage: object, message: str
+    two: tuple[psycopg.Connection, psycopg.Connection],
+    damage: Callable[[list[str]], list[str]],
+    message: str,
 ) -> None:
     a, b = two
     _truncate(a)
@@ -412,6 +467,6 @@ def test_a_damaged_file_imports_nothing(
     lines = list(transfer.export(a))
     a.commit()
     with pytest.raises(InvalidInput, match=message):
-        transfer.load(b, damage(lines))  # type: ignore[operator]
+        transfer.load(b, damage(lines))
     b.rollback()
     assert b.execute("SELECT (SELECT count(*) FROM facts) + (SELECT count(*) FROM notes)").fetchone() == (0,)

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import time
+from collections.abc import Callable
 
 import httpx2 as httpx
 import pytest
@@ -29,7 +30,9 @@ def test_unknown_name_lists_the_known_ones() -> None:
 
 
 def test_env_beats_config_and_none_means_keyword_only() -> None:
-    assert load({"LORE_EMBEDDER": "fake"}, EmbedderSettings(name="static")).model == "fake-64"  # type: ignore[union-attr]
+    embedder = load({"LORE_EMBEDDER": "fake"}, EmbedderSettings(name="static"))
+    assert embedder is not None
+    assert embedder.model == "fake-64"
     assert load({}, EmbedderSettings(name="none")) is None
     assert Runner({"LORE_EMBEDDER": "none"}).query("anything") is None
 
@@ -38,18 +41,20 @@ def test_env_beats_config_and_none_means_keyword_only() -> None:
 def test_local_models_from_their_wheels(name: str, dim: int) -> None:
     embedder = load({"LORE_EMBEDDER": name})
     assert embedder is not None
-    a, b, c = embedder.embed([
-        "The deploy pipeline retries failed releases three times",
-        "How many times does a failed release get retried?",
-        "My grandmother bakes bread on Sundays",
-    ])  # fmt: skip
+    a, b, c = embedder.embed(
+        [
+            "The deploy pipeline retries failed releases three times",
+            "How many times does a failed release get retried?",
+            "My grandmother bakes bread on Sundays",
+        ]
+    )
     assert len(a) == dim and math.isclose(cos(a, a), 1.0, abs_tol=1e-4)
     assert cos(a, b) > cos(a, c) + 0.2
     assert embedder.embed([]) == []
 
 
-def _mock(handler: object) -> httpx.MockTransport:
-    return httpx.MockTransport(handler)  # type: ignore[arg-type]
+def _mock(handler: Callable[[httpx.Request], httpx.Response]) -> httpx.MockTransport:
+    return httpx.MockTransport(handler)
 
 
 def test_openai_compatible_request_and_answer() -> None:
@@ -63,8 +68,9 @@ def test_openai_compatible_request_and_answer() -> None:
         ]
         return httpx.Response(200, json={"data": list(reversed(data)), "model": body["model"]})
 
-    client = OpenAICompatible("nomic-embed-text", base_url="http://127.0.0.1:11434/v1/", api_key="sk-test",
-                              transport=_mock(handler))  # fmt: skip
+    client = OpenAICompatible(
+        "nomic-embed-text", base_url="http://127.0.0.1:11434/v1/", api_key="sk-test", transport=_mock(handler)
+    )
     vectors = client.embed(["first", "second"])
     assert vectors == [[0.6, 0.8], [0.0, 1.0]]  # ordered by index, unit length
     assert client.dim == 2 and client.model == "openai:nomic-embed-text"

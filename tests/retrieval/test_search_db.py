@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 import pytest
@@ -24,12 +25,18 @@ def fake() -> Runner:
     return Runner({"LORE_EMBEDDER": "fake"})
 
 
-def find(conn: psycopg.Connection, runner: Runner, query: str, **kw: object) -> list[search.Hit]:
+def find(conn: psycopg.Connection, runner: Runner, query: str, **kw: Any) -> list[search.Hit]:
     vector = runner.query(query)
     return search.search(
-        conn, kw.pop("spaces", ["alpha"]), query, session_space="alpha", vector=vector,  # type: ignore[arg-type]
-        model=runner.model if vector else None, min_similarity=runner.min_similarity(), **kw,  # type: ignore[arg-type]
-    )  # fmt: skip
+        conn,
+        kw.pop("spaces", ["alpha"]),
+        query,
+        session_space="alpha",
+        vector=vector,
+        model=runner.model if vector else None,
+        min_similarity=runner.min_similarity(),
+        **kw,
+    )
 
 
 def seed(conn: psycopg.Connection) -> list[int]:
@@ -210,6 +217,7 @@ def test_iterative_scans_are_asked_for_where_pgvector_has_them(
     newer = tuple(int(x) for x in version[0].split(".")[:2]) >= (0, 8)
     vector = fake.query("deploy")
     assert vector is not None
+    assert fake.model is not None
     with conn.transaction():
         found = search.vector_candidates(conn, ["alpha"], vector, model=fake.model, depth=30)
         settings = conn.execute(

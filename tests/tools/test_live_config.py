@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx2
 import psycopg
 import pytest
 from mcp import ClientSession
+from mcp.client.context import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, ListRootsResult, Root
+from pydantic import FileUrl
 from support.lorehttp import Server, start_server
 from support.mcpclient import REQUEST_TIMEOUT, call, lore_session, ok, text
 
@@ -87,8 +88,8 @@ def served(lore_env: dict[str, str], dirs: dict[str, Path], tmp_path: Path) -> I
 async def http_session(
     url: str, headers: dict[str, str], roots: list[Path] | None = None
 ) -> AsyncIterator[ClientSession]:
-    async def list_roots(_: Any) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=f"file://{r}") for r in roots or ()])  # type: ignore[arg-type]
+    async def list_roots(context: ClientRequestContext) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=FileUrl(f"file://{r}")) for r in roots or ()])
 
     http = httpx2.AsyncClient(headers=headers, timeout=30)
     async with (

@@ -14,8 +14,10 @@ import httpx2
 import psycopg
 import pytest
 from mcp import ClientSession
+from mcp.client.context import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, ListRootsResult, Root
+from pydantic import FileUrl
 from support.lorehttp import LORE, start_server, stop_process
 from support.mcpclient import call, ok, text
 
@@ -63,8 +65,8 @@ def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict
 
 
 async def _session(port: int, headers: dict[str, str], roots: list[Path] | None = None) -> Any:
-    async def list_roots(_: Any) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=f"file://{r}") for r in roots or ()])  # type: ignore[arg-type]
+    async def list_roots(context: ClientRequestContext) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=FileUrl(f"file://{r}")) for r in roots or ()])
 
     client = httpx2.AsyncClient(headers=headers, timeout=30)
     transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -62,7 +63,7 @@ async def test_spaces_are_isolated_and_reads_from_is_read_only(
         assert written == {"id": written["id"], "space": "gamma"}
         refused = await call(c, "revise_fact", id=alpha_id["id"], statement="changed from gamma")
         assert refused.is_error and "may read but not change" in text(refused)
-    spaces = dict(conn.execute("SELECT statement, space FROM facts").fetchall())
+    spaces: dict[str, str] = dict(conn.execute("SELECT statement, space FROM facts").fetchall())
     assert spaces == {
         "alpha deploys with make ship": "alpha",
         "alpha uses PostgreSQL 18": "alpha",
@@ -205,8 +206,14 @@ async def test_notes_search_filters_and_compact_results(
     projects: dict[str, Path], lore_env: dict[str, str], conn: psycopg.Connection
 ) -> None:
     async with lore_session(lore_env, cwd=projects["alpha"]) as s:
-        await ok(s, "remember_note", body="Retry failed deploys with exponential backoff", kind="pattern",
-                 title="Deploy retries", tags=["deploy", "ci"])  # fmt: skip
+        await ok(
+            s,
+            "remember_note",
+            body="Retry failed deploys with exponential backoff",
+            kind="pattern",
+            title="Deploy retries",
+            tags=["deploy", "ci"],
+        )
         await ok(s, "remember_note", body="The deploy pipeline runs on self-hosted runners", kind="devenv")
         hits = await ok(s, "search_notes", query="deploy retries")
         lines = text(hits).splitlines()
@@ -253,7 +260,7 @@ async def test_bad_input_gets_a_clear_error_and_writes_nothing(
     lore_env: dict[str, str],
     conn: psycopg.Connection,
     tool: str,
-    args: dict,
+    args: dict[str, Any],
     expect: str,
 ) -> None:
     async with lore_session(lore_env, cwd=projects["alpha"]) as s:

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from lore.hooks import clients
+from lore import clients
 
 # What each client reads on stdout, written out by hand from each client's hook documentation
-# (docs/design.md, Session start): never derived from lore.hooks.clients, so a change to one shape
+# (docs/design.md, Session start): never derived from lore.clients, so a change to one shape
 # fails here.
 NESTED = '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "MEMORY \\"x\\""}}'
 EXPECTED = {

@@ -38,8 +38,12 @@ def hook_imports(env: dict[str, str], stdin: str) -> tuple[subprocess.CompletedP
 
 
 def test_hook_imports_nothing_heavy_even_when_it_fails(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LORE_DATA_DIR": str(tmp_path / "data"),
-           "LORE_CONFIG": str(tmp_path / "missing.toml")}  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "LORE_DATA_DIR": str(tmp_path / "data"),
+        "LORE_CONFIG": str(tmp_path / "missing.toml"),
+    }
     done, modules = hook_imports(env, json.dumps({"cwd": str(tmp_path), "source": "startup"}))
     assert done.returncode == 0 and done.stdout == ""
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 import pytest
 
@@ -38,7 +39,8 @@ def test_order_workspace_first_then_no_subject_then_rest_newest_first() -> None:
         F(5, "about API, newer", subject="API"),
         F(6, "newest other", subject="docs"),
     ]
-    ordered = [f.lineage for f in render.order(facts, "api")]
+    # render.order returns list[FactLike]; the items are the F instances passed in
+    ordered = [cast(F, f).lineage for f in render.order(facts, "api")]
     assert ordered == [5, 3, 4, 1, 6, 2]
 
 

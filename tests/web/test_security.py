@@ -52,11 +52,12 @@ def test_forms_without_the_right_token_change_nothing(
     session = cookies["lore_session"]
     assert session["httpOnly"] and session["sameSite"] == "Strict" and session["path"] == "/"
     revise = f"{team.url}/facts/{seeded.fact}/revise"
-    for form, headers in [
+    forged: list[tuple[dict[str, str | float | bool], dict[str, str]]] = [
         ({"statement": "forged"}, {}),  # no token
         ({"statement": "forged", "csrf": "x" * 43}, {}),  # a wrong one
         ({"statement": "forged", "csrf": csrf}, {"Origin": "http://evil.example"}),  # right one, other site
-    ]:
+    ]
+    for form, headers in forged:
         answer = page.request.post(revise, form=form, headers=headers, max_redirects=0)
         assert answer.status == 403, answer.status
         assert "security token" in answer.text()
@@ -93,8 +94,8 @@ def test_another_users_ids_are_not_found(team: Team, conn: psycopg.Connection, w
         (f"/notes/{bobs.note}/forget", {"reason": "hijack"}),
         (f"/tasks/{bobs.task}", {"action": "accept"}),
     ]:
-        answer = page.request.post(team.url + path, form={**form, "csrf": csrf}, max_redirects=0)
-        assert answer.status == 404, (path, answer.status)
+        posted = page.request.post(team.url + path, form={**form, "csrf": csrf}, max_redirects=0)
+        assert posted.status == 404, (path, posted.status)
     for path in ("/facts", "/notes?q=deploy", "/tasks", "/messages", "/spaces"):
         page.goto(team.url + path)
         expect(page.locator("main")).not_to_contain_text("bob")
@@ -120,9 +121,9 @@ def test_sign_out_and_revocation_end_the_session(team: Team, conn: psycopg.Conne
     assert stored.fetchall() == [(auth.digest(old["value"]), True)]  # only a hash was ever stored
 
     sign_in(web, team.url, team.tokens["alice"])
-    (token_id,) = conn.execute(
-        "SELECT id FROM tokens WHERE kind = 'personal' AND user_name = 'alice'"
-    ).fetchone()
+    row = conn.execute("SELECT id FROM tokens WHERE kind = 'personal' AND user_name = 'alice'").fetchone()
+    assert row is not None
+    (token_id,) = row
     auth.revoke(conn, token_id)
     conn.commit()
     page.goto(f"{team.url}/facts")

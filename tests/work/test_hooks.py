@@ -7,12 +7,12 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from unit.test_hook_imports import HEAVY
 
-from lore import facts, messages, tasks
-from lore.hooks import prompt
+from lore import facts, inbox, messages, tasks
 
 from .conftest import Spaces
 
@@ -21,9 +21,14 @@ LORE = str(Path(sys.executable).parent / "lore")
 
 def hook(env: dict[str, str], event: str, payload: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [LORE, "hook", event, "--client", "claude-code"], input=json.dumps(payload), env=env,
-        capture_output=True, text=True, timeout=30, cwd="/",
-    )  # fmt: skip
+        [LORE, "hook", event, "--client", "claude-code"],
+        input=json.dumps(payload),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd="/",
+    )
 
 
 def injected(done: subprocess.CompletedProcess[str], event: str) -> str:
@@ -35,9 +40,10 @@ def injected(done: subprocess.CompletedProcess[str], event: str) -> str:
     return text
 
 
-def last_log(env: dict[str, str]) -> dict:
+def last_log(env: dict[str, str]) -> dict[str, Any]:
     lines = (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
-    return json.loads(lines[-1])
+    entry: dict[str, Any] = json.loads(lines[-1])
+    return entry
 
 
 def test_session_start_counts_inbox_tasks_and_unread_messages(
@@ -68,9 +74,12 @@ def test_prompt_hook_shows_only_what_arrived_since_the_last_prompt(
 ) -> None:
     sid = uuid.uuid4().hex  # state files outlive a test; ids restart with each one
     payload = {
-        "session_id": sid + "1", "cwd": str(spaces.dirs["alpha"]), "hook_event_name": "UserPromptSubmit",
-        "prompt": "hello", "transcript_path": "/tmp/t.jsonl",
-    }  # fmt: skip
+        "session_id": sid + "1",
+        "cwd": str(spaces.dirs["alpha"]),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "hello",
+        "transcript_path": "/tmp/t.jsonl",
+    }
     empty = hook(spaces.env, "prompt", payload)
     assert empty.returncode == 0 and empty.stdout == "" and empty.stderr == ""
     assert last_log(spaces.env)["ok"] is True and last_log(spaces.env)["event"] == "prompt"
@@ -107,7 +116,7 @@ def test_prompt_hook_is_brief_with_many_messages(spaces: Spaces, conn: psycopg.C
         messages.send(conn, spaces.config, spaces.origin("beta"), "alpha", f"message {i} " + "x" * 1000)
     payload = {"session_id": sid, "cwd": str(spaces.dirs["alpha"])}
     text = injected(hook(spaces.env, "prompt", payload), "UserPromptSubmit")
-    assert text.count("\n- m_") == prompt.inbox.PROMPT_MAX_ITEMS
+    assert text.count("\n- m_") == inbox.PROMPT_MAX_ITEMS
     assert "…and 7 more unread messages." in text
     assert len(text) < 3_000
 
@@ -122,9 +131,13 @@ def test_prompt_hook_fails_open_and_logs(spaces: Spaces, conn: psycopg.Connectio
     done = hook(spaces.env, "prompt", {"session_id": sid})
     assert done.stdout == "" and "no cwd" in last_log(spaces.env)["detail"]
     other = subprocess.run(
-        [LORE, "hook", "prompt", "--client", "cursor"], input=json.dumps(payload), env=spaces.env,
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        [LORE, "hook", "prompt", "--client", "cursor"],
+        input=json.dumps(payload),
+        env=spaces.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert other.stdout == "" and "no per-prompt injection" in last_log(spaces.env)["detail"]
 
 
@@ -142,8 +155,9 @@ def test_prompt_hook_imports_nothing_heavy(spaces: Spaces, conn: psycopg.Connect
     sid = uuid.uuid4().hex  # state files outlive a test; ids restart with each one
     messages.send(conn, spaces.config, spaces.origin("beta"), "alpha", "imports check")
     payload = json.dumps({"session_id": sid, "cwd": str(spaces.dirs["alpha"])})
-    done = subprocess.run([sys.executable, "-c", PROBE, payload], env=spaces.env, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, payload], env=spaces.env, capture_output=True, text=True, timeout=60
+    )
     assert "imports check" in done.stdout
     line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
     modules = set(json.loads(line.removeprefix("MODULES=")))

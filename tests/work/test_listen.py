@@ -150,13 +150,20 @@ def test_lore_listen_prints_arrivals_and_survives_a_restart(
     config = tmp_path / "config.toml"
     write_config(config, dirs)
     proc_env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "LORE_CONFIG": str(config),
-        "LORE_DATA_DIR": env["LORE_DATA_DIR"], "LORE_EMBEDDER": "broken",
-    }  # fmt: skip
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "LORE_CONFIG": str(config),
+        "LORE_DATA_DIR": env["LORE_DATA_DIR"],
+        "LORE_EMBEDDER": "broken",
+    }
     proc = subprocess.Popen(
-        [LORE, "listen", "--no-desktop"], cwd=dirs["alpha"], env=proc_env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [LORE, "listen", "--no-desktop"],
+        cwd=dirs["alpha"],
+        env=proc_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     out, err = Lines(proc.stdout), Lines(proc.stderr)
     try:

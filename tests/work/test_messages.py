@@ -24,8 +24,11 @@ def test_send_needs_accepts_from_and_a_reply_does_not(spaces: Spaces, conn: psyc
     # alpha accepts beta: beta asks, alpha answers
     question = messages.send(conn, spaces.config, spaces.origin("beta", "codex"), "alpha", "which port?")
     assert (question.from_space, question.to_space, question.source, question.thread) == (
-        "beta", "alpha", "codex", question.num,
-    )  # fmt: skip
+        "beta",
+        "alpha",
+        "codex",
+        question.num,
+    )
     answer = messages.send(conn, spaces.config, spaces.origin("alpha"), "beta", "8765", reply_to=question.num)
     assert answer.reply_to == question.num and answer.thread == question.num
     # a reply goes back to the asker only

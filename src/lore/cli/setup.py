@@ -107,7 +107,7 @@ def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
 
 
 def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
-    from lore.db import connect, migrate
+    from lore.db import connect, health, migrate
 
     try:
         target = connect.target(config.database_url)
@@ -119,10 +119,9 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
         lines.append(("OK", f"database reachable: {target.describe()}"))
         if target.embedded:
             _check_embedded_access(conn, lines)
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-        if row:
-            lines.append(("OK", f"pgvector {row[0]} installed"))
+        installed, available = health.pgvector(conn)
+        if installed:
+            lines.append(("OK", f"pgvector {installed} installed"))
         elif available:
             lines.append(
                 ("WARN", "pgvector available but not installed yet → run `lore db start` (migrates)")
@@ -148,15 +147,9 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
 
 def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
     """Trust lines, a TCP listener or a socket others can open on the embedded server."""
-    from lore.db import embedded
+    from lore.db import embedded, health
 
-    settings = dict(
-        conn.execute(
-            "SELECT name, setting FROM pg_settings "
-            "WHERE name IN ('listen_addresses', 'unix_socket_permissions', 'unix_socket_directories')"
-        ).fetchall()
-    )
-    hba = [(r[0], r[1]) for r in conn.execute("SELECT type, auth_method FROM pg_hba_file_rules")]
+    settings, hba = health.access(conn)
     socket_mode = None
     for directory in (settings.get("unix_socket_directories") or "").split(","):
         with contextlib.suppress(OSError):
@@ -169,16 +162,12 @@ def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
         lines.append(("OK", "embedded database reachable only by you (unix socket 0700, peer, no TCP)"))
 
 
-def _check_seen_workspaces(conn: object, config: Config, lines: list[tuple[str, str]]) -> None:
+def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str]]) -> None:
+    from lore.db import health
     from lore.session import build
     from lore.workspace import WorkspaceSignal
 
-    rows = conn.execute(  # type: ignore[attr-defined]
-        "SELECT workspace, max(recorded_at) AS seen FROM ("
-        " SELECT workspace, recorded_at FROM facts UNION ALL SELECT workspace, recorded_at FROM notes) w"
-        " WHERE workspace IS NOT NULL GROUP BY workspace ORDER BY seen DESC LIMIT 10"
-    ).fetchall()
-    for (workspace,) in ((r[0],) for r in rows):
+    for workspace, _ in health.seen_workspaces(conn):
         try:
             session = build(WorkspaceSignal(Path(workspace), "seen"), config, os.environ, "cli")
             exists = "" if Path(workspace).exists() else " (directory no longer exists)"

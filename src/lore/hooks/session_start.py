@@ -12,11 +12,11 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lore import inbox, render
+from lore import clients, inbox, render
 from lore.config import load_config
 from lore.db import embedded
 from lore.errors import HookFailure, RemoteError
-from lore.hooks import clients, guard, log, store
+from lore.hooks import guard, log, store
 from lore.redact import redact
 from lore.session import build
 from lore.workspace import WorkspaceSignal

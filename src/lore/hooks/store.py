@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from lore import ids
+from lore import ids, render
 from lore.db.embedded import bin_dir
 from lore.errors import StoreError
 
-# Enough rows to fill the largest budget (9,500 characters / ~25 per shortest line).
-MAX_ROWS = 400
+MAX_ROWS = render.SESSION_START_MAX_FACTS
 
 _SQL = r"""
 \set ON_ERROR_STOP on

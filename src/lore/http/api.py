@@ -19,18 +19,20 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     GET  /api/facts?workspace=[&subject&as_of&valid_at]
     POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?}
     GET  /api/facts/{id}?workspace=      every version of one fact
+    POST /api/facts/{id}/revise          {"statement"?, "subject"?, "valid_from"?, "valid_to"?}
+                                         a new version; what is absent stays (changing nothing: 400)
     POST /api/facts/{id}/forget          {"reason"}
+
+The checks themselves (and the status of each LoreError) live in lore.http.guard, shared with the web UI.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, TypedDict
 
 import psycopg
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -38,36 +40,15 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore import facts, inbox, render, userconfig, validate
-from lore.errors import (
-    ConfigError,
-    Conflict,
-    DatabaseError,
-    InvalidInput,
-    LoreError,
-    NotFound,
-    Refused,
-    SpaceError,
-)
-from lore.hooks import clients
-from lore.hooks.store import MAX_ROWS
+from lore import clients, facts, inbox, render, userconfig, validate
+from lore.errors import InvalidInput, LoreError, NotFound, Refused
+from lore.http import guard
+from lore.http.guard import foreign_origin
 from lore.runtime import WORKSPACE_HEADER, Runtime
 from lore.session import SessionContext
 from lore.timeline import When, parse_time
 
-log = logging.getLogger("lore.http")
 Handler = Callable[[Request], Awaitable[Response]]
-_STATUS: list[tuple[type[LoreError], int]] = [
-    (InvalidInput, 400),
-    (NotFound, 404),
-    (Refused, 403),
-    (Conflict, 409),
-    (SpaceError, 422),
-    (ConfigError, 422),
-    (DatabaseError, 503),
-]
-_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_WRITES = ("POST", "PUT", "PATCH", "DELETE")
 MAX_BODY = 512 * 1024
 
 
@@ -85,32 +66,21 @@ def unauthorized() -> Response:
     )
 
 
-def error(exc: LoreError) -> Response:
-    status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
-    return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=status)
-
-
 def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
     def route(path: str, methods: list[str]) -> Callable[[Handler], Handler]:
         def wrap(handler: Handler) -> Handler:
             async def guarded(request: Request) -> Response:
                 if sign_in and not isinstance(request.scope.get("user"), AuthenticatedUser):
                     return unauthorized()
-                if not sign_in and _host(request) not in _LOOPBACK_HOSTS:
-                    return JSONResponse(
-                        {
-                            "error": "this server answers only on the loopback interface without sign-in",
-                            "hint": "call http://127.0.0.1:<port>/api/..., or run `lore serve --sign-in`",
-                        },
-                        status_code=403,
-                    )
+                if not sign_in and not guard.on_loopback(request):
+                    return guard.off_loopback()
                 refused = _browser_refusal(request, sign_in)
                 if refused is not None:
                     return refused
                 try:
                     return await handler(request)
                 except LoreError as exc:
-                    return error(exc)
+                    return guard.error(exc)
 
             server.custom_route(path, methods=methods)(guarded)
             return guarded
@@ -170,17 +140,18 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             )
         session = await _session(request, client)
         budget = render.clamp_budget(state.config().session_start_max_chars, client)
+        name = session.workspace_name
         rows, total, waiting = await state.run(
             lambda c: (
-                facts.query(c, session.readable, prefer_subject=session.workspace_name, limit=MAX_ROWS),
+                facts.query(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
                 facts.count(c, session.readable),
                 _waiting(c, session.space),
             )
         )
+        status = inbox.status_line(*waiting)
         out = render.session_start(
-            rows, space=session.space, workspace_name=session.workspace_name, max_chars=budget, total=total,
-            status_line=inbox.status_line(*waiting),
-        )  # fmt: skip
+            rows, space=session.space, workspace_name=name, max_chars=budget, total=total, status_line=status
+        )
         return JSONResponse(
             {
                 "text": out.text,
@@ -197,14 +168,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             data = await _json(request)
             session = await _session(request, "api", data.get("workspace"))
             text = validate.statement(data.get("statement"))
-            subject = validate.optional(data.get("subject"), "subject", validate.MAX_SUBJECT)
-            start = parse_time(data.get("valid_from"), "valid_from")
-            end = parse_time(data.get("valid_to"), "valid_to")
-            fact = await state.run(
-                lambda c: facts.remember(
-                    c, session.origin, text, subject=subject, valid_from=start, valid_to=end
-                )
-            )
+            fields = _fields(data)
+            fact = await state.run(lambda c: facts.remember(c, session.origin, text, **fields))
             return JSONResponse({"fact": _fact(fact)}, status_code=201)
         session = await _session(request, "api")
         params = request.query_params
@@ -229,6 +194,20 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             raise NotFound(f"no fact {request.path_params['id']} in this workspace's spaces", "check the id")
         return JSONResponse({"id": versions[0].id, "versions": [_fact(v) for v in versions]})
 
+    @route("/api/facts/{id}/revise", ["POST"])
+    async def fact_revise(request: Request) -> Response:
+        _, lineage = validate.item_id(request.path_params["id"], expect="f")
+        data = await _json(request)
+        session = await _session(request, "api", data.get("workspace"))
+        given = data.get("statement")
+        text = validate.statement(given) if given is not None else None
+        fields = _fields(data)
+        # What is absent stays as it is; a revision that changes nothing is the core's to refuse.
+        _, new = await state.run(
+            lambda c: facts.revise(c, session.origin, session.readable, lineage, statement=text, **fields)
+        )
+        return JSONResponse({"fact": _fact(new)})
+
     @route("/api/facts/{id}/forget", ["POST"])
     async def fact_forget(request: Request) -> Response:
         _, lineage = validate.item_id(request.path_params["id"], expect="f")
@@ -249,46 +228,14 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         return await state.session_for(value.strip(), source, "api workspace")
 
 
-def foreign_origin(request: Request) -> str | None:
-    """The Origin of a request sent by a page of another site (`null` included), or None: no Origin
-    (lore's own clients, curl, scripts) or a page of this very server (same host and port)."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return None
-    parts = urlsplit(origin)
-    if parts.scheme in ("http", "https") and parts.netloc == request.headers.get("host", ""):
-        return None
-    return origin
-
-
 def _browser_refusal(request: Request, sign_in: bool) -> Response | None:
     """What a web page must not do to /api: a foreign or null Origin in local mode (sign-in mode has
     the bearer token, which a page of another site cannot send without a preflight), a body that is
     not JSON in both."""
     origin = None if sign_in else foreign_origin(request)
     if origin is not None:
-        log.warning("refused %s %s from Origin %.100r", request.method, request.url.path, origin)
-        return JSONResponse(
-            {
-                "error": f"refused: a web page ({origin[:100]}) may not use this server's API "
-                "(local mode has no sign-in)",
-                "hint": "call /api from a program (lore's own clients, curl and scripts send no Origin "
-                "header); in a browser, use this server's web UI at /",
-            },
-            status_code=403,
-        )
-    if request.method in _WRITES:
-        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media != "application/json":
-            return JSONResponse(
-                {
-                    "error": f"the request body is {media[:100] or 'untyped'}, not JSON",
-                    "hint": "send a JSON object with Content-Type: application/json "
-                    "(curl: -H 'Content-Type: application/json')",
-                },
-                status_code=415,
-            )
-    return None
+        return guard.cross_origin(request, origin)
+    return guard.not_json(request)
 
 
 def _waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
@@ -298,8 +245,8 @@ def _waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
 
 
 async def _json(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
+    raw = await guard.read_capped(request, MAX_BODY)
+    if raw is None:
         raise InvalidInput(f"request body over {MAX_BODY // 1024} KiB", "send less")
     try:
         data = json.loads(raw or b"{}")
@@ -310,9 +257,20 @@ async def _json(request: Request) -> dict[str, Any]:
     return data
 
 
-def _host(request: Request) -> str:
-    host = request.headers.get("host", "")
-    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
+class _Fields(TypedDict):
+    subject: str | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+
+
+def _fields(data: dict[str, Any]) -> _Fields:
+    """A fact body's `subject`, `valid_from` and `valid_to`, checked (None where absent): the same
+    keywords for facts.remember and facts.revise."""
+    return {
+        "subject": validate.optional(data.get("subject"), "subject", validate.MAX_SUBJECT),
+        "valid_from": parse_time(data.get("valid_from"), "valid_from"),
+        "valid_to": parse_time(data.get("valid_to"), "valid_to"),
+    }
 
 
 def _fact(fact: facts.Fact) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """The web UI's frame: mounting into `lore serve`, sign-in and sign-out, the guard every page goes
-through (session cookie, CSRF on every POST, loopback Host in local mode), rendering and errors.
+through (session cookie, CSRF on every POST, loopback Host in local mode), rendering and errors. The
+checks it shares with the JSON API (Host, Origin, body size, the status of each error) are
+lore.http.guard's.
 
 The pages themselves live in lore.web.memory (facts, notes) and lore.web.work (spaces, tasks,
 messages); they only parse, call the same core functions as the MCP tools, and render.
@@ -24,17 +26,8 @@ from starlette.routing import Route
 
 from lore import auth, userconfig
 from lore.config import Config
-from lore.errors import (
-    ConfigError,
-    Conflict,
-    DatabaseError,
-    InvalidInput,
-    LoreError,
-    NotFound,
-    Refused,
-    SpaceError,
-)
-from lore.http.api import foreign_origin
+from lore.errors import InvalidInput, LoreError, NotFound
+from lore.http import guard
 from lore.runtime import Runtime
 from lore.session import Origin
 from lore.web import sessions
@@ -43,11 +36,6 @@ from lore.web.sessions import Session, SignInLink
 log = logging.getLogger("lore.web")
 SOURCE = "web"  # the `source` of everything written from the UI (as a client name would be)
 MAX_FORM = 256 * 1024
-_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_STATUS: list[tuple[type[LoreError], int]] = [
-    (InvalidInput, 400), (NotFound, 404), (Refused, 403), (Conflict, 409), (SpaceError, 422),
-    (ConfigError, 422), (DatabaseError, 503),
-]  # fmt: skip
 _HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -133,14 +121,38 @@ class UI:
         return HTMLResponse(text, status_code=status, headers=_HEADERS)
 
     def page(
-        self, request: Request, viewer: Viewer, template: str, status: int = 200, **ctx: Any
+        self,
+        request: Request,
+        viewer: Viewer,
+        template: str,
+        status: int = 200,
+        *,
+        flash: Mapping[str, str] | None = None,
+        **ctx: Any,
     ) -> Response:
+        """A page for a signed-in viewer. `flash`: the page's messages for `?done=` (what the form
+        that redirected here did), shown as `done`."""
+        if flash is not None:
+            ctx["done"] = flash.get(request.query_params.get("done", ""))
         return self.html(request, template, status, viewer=viewer, csrf=viewer.csrf, **ctx)
+
+    def space_page(
+        self,
+        request: Request,
+        viewer: Viewer,
+        template: str,
+        space_id: str,
+        flash: Mapping[str, str] | None = None,
+        **ctx: Any,
+    ) -> Response:
+        """A page of one space (Facts, Tasks, Messages): base.html draws its title bar and space
+        picker from `space`, the space's name as the viewer writes it."""
+        return self.page(request, viewer, template, flash=flash, space=viewer.name(space_id), **ctx)
 
     def error(
         self, request: Request, exc: LoreError, viewer: Viewer | None = None, status: int | None = None
     ) -> Response:
-        status = status or next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
+        status = status or guard.status(exc)
         ctx: dict[str, Any] = {"message": exc.message, "hint": exc.hint, "back": _back(request)}
         if viewer is not None:
             return self.page(request, viewer, "error.html", status, **ctx)
@@ -170,7 +182,7 @@ class UI:
     def local_refusal(self, request: Request) -> Response | None:
         """Local mode answers only a loopback Host: a page of another site cannot reach the UI
         through DNS rebinding. (Sign-in mode runs behind a proxy, under any name.)"""
-        if not self.sign_in and _host(request) not in _LOOPBACK_HOSTS:
+        if not self.sign_in and not guard.on_loopback(request):
             return self.refuse(request, "This server answers only on the loopback interface without sign-in.")
         return None
 
@@ -178,7 +190,7 @@ class UI:
         """A POST whose Origin (when the browser sends one) is not this server's own, `null`
         included: the same test as the JSON API's. No Origin is not enough to pass: every form also
         needs the session's CSRF token, and the session cookie is SameSite=Strict."""
-        return foreign_origin(request) is not None
+        return guard.foreign_origin(request) is not None
 
     async def viewer(self, session: Session) -> Viewer:
         if self.state.accounts is not None:
@@ -223,8 +235,7 @@ class UI:
 
     async def form(self, request: Request) -> FormData:
         """The request's form (parsed once; Starlette caches it on the request)."""
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > MAX_FORM:
+        if guard.declared_over(request, MAX_FORM):
             raise InvalidInput(f"The form is larger than {MAX_FORM // 1024} KiB.", "Send less text.")
         return await request.form(max_files=0, max_fields=200, max_part_size=MAX_FORM)
 
@@ -252,21 +263,15 @@ class UI:
         principal: auth.Principal | None = None
         if code and self.link is not None:
             if not self.link.consume(code):
-                return self.sign_in_form(
-                    request, status=401,
-                    error="This sign-in link was used already. Sign in with a token from "
-                          "`lore token create NAME`, or restart `lore serve` for a new link.",
-                )  # fmt: skip
+                return self.sign_in_form(request, status=401, error=_LINK_USED)
         else:
             principal = await self.state.run(lambda c: auth.verify(c, token, kinds=("personal",)))
             if principal is None:
                 return self.sign_in_form(request, status=401, error="That token is not valid.")
         session = await self.store.start(principal)
         response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=_HEADERS)
-        response.set_cookie(
-            self.cookie_name(request), session.secret, max_age=int(sessions.TTL.total_seconds()),
-            path="/", secure=self.secure(request), httponly=True, samesite="strict",
-        )  # fmt: skip
+        ttl = int(sessions.TTL.total_seconds())
+        self.set_cookie(request, response, self.cookie_name(request), session.secret, ttl, "/")
         response.delete_cookie(_SIGNIN_COOKIE, path="/sign-in")
         return response
 
@@ -274,15 +279,28 @@ class UI:
         nonce = sessions.new_secret()  # double-submit: a cookie and the same token in the form
         code = request.query_params.get("code", "") if self.link is not None else ""
         response = self.html(
-            request, "signin.html", status, viewer=None, csrf=sessions.csrf_token(nonce), error=error,
-            code=code[:100], next=_safe_next(request.query_params.get("next", "")),
+            request,
+            "signin.html",
+            status,
+            viewer=None,
+            csrf=sessions.csrf_token(nonce),
+            error=error,
+            code=code[:100],
+            next=_safe_next(request.query_params.get("next", "")),
             link_used=self.link is not None and self.link.used,
-        )  # fmt: skip
-        response.set_cookie(
-            _SIGNIN_COOKIE, nonce, max_age=3600, path="/sign-in", secure=self.secure(request),
-            httponly=True, samesite="strict",
-        )  # fmt: skip
+        )
+        self.set_cookie(request, response, _SIGNIN_COOKIE, nonce, 3600, "/sign-in")
         return response
+
+    def set_cookie(
+        self, request: Request, response: Response, name: str, value: str, max_age: int, path: str
+    ) -> None:
+        """A cookie no script reads and no other site's request carries: HttpOnly, SameSite=Strict,
+        Secure over https."""
+        secure = self.secure(request)
+        response.set_cookie(
+            name, value, max_age=max_age, path=path, secure=secure, httponly=True, samesite="strict"
+        )
 
     async def sign_out(self, request: Request) -> Response:
         refused = self.local_refusal(request)
@@ -313,11 +331,10 @@ class UI:
 
 
 _SIGNIN_COOKIE = "lore_signin"
-
-
-def _host(request: Request) -> str:
-    host = request.headers.get("host", "")
-    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
+_LINK_USED = (
+    "This sign-in link was used already. Sign in with a token from `lore token create NAME`, "
+    "or restart `lore serve` for a new link."
+)
 
 
 def _back(request: Request) -> str:

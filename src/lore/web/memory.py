@@ -38,8 +38,8 @@ def spans(versions: list[facts.Fact], forgotten: bool) -> list[svg.Span]:
         state = (
             "current" if v.superseded_at is None else ("forgotten" if last and forgotten else "superseded")
         )
-        out.append(svg.Span(f"v{i + 1} · {v.statement}", v.recorded_at, v.superseded_at, v.valid_from,
-                            v.valid_to, state))  # fmt: skip
+        label = f"v{i + 1} · {v.statement}"
+        out.append(svg.Span(label, v.recorded_at, v.superseded_at, v.valid_from, v.valid_to, state))
     return out
 
 
@@ -62,14 +62,17 @@ async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     rows, total, history, gone = await ui.state.run(load)
     now = datetime.now(UTC)
     items = [
-        {"fact": f, "line": line(f), "versions": history[f.lineage],
-         "timeline": svg.timeline(spans(history[f.lineage], False), now)}
+        {
+            "fact": f,
+            "line": line(f),
+            "versions": history[f.lineage],
+            "timeline": svg.timeline(spans(history[f.lineage], False), now),
+        }
         for f in rows
-    ]  # fmt: skip
-    return ui.page(
-        request, viewer, "facts.html", space=viewer.name(space_id), items=items, total=total,
-        forgotten=gone, done=DONE.get(request.query_params.get("done", "")),
-    )  # fmt: skip
+    ]
+    return ui.space_page(
+        request, viewer, "facts.html", space_id, DONE, items=items, total=total, forgotten=gone
+    )
 
 
 async def _versions(ui: UI, viewer: Viewer, raw_id: str) -> tuple[int, list[facts.Fact]]:
@@ -86,11 +89,18 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     gone = await ui.state.run(lambda c: queries.forgotten(c, [space], kind="fact", lineage=lineage))
     current = versions[-1] if versions[-1].superseded_at is None else None
     return ui.page(
-        request, viewer, "fact.html", fact=versions[-1], current=current, versions=versions,
-        line=line(versions[-1]), space=viewer.name(space), forgotten=gone,
+        request,
+        viewer,
+        "fact.html",
+        flash=DONE,
+        fact=versions[-1],
+        current=current,
+        versions=versions,
+        line=line(versions[-1]),
+        space=viewer.name(space),
+        forgotten=gone,
         timeline=svg.timeline(spans(versions, bool(gone)), datetime.now(UTC)),
-        done=DONE.get(request.query_params.get("done", "")),
-    )  # fmt: skip
+    )
 
 
 async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:
@@ -107,10 +117,16 @@ async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:
         end = None
     await ui.state.run(
         lambda c: facts.revise(
-            c, viewer.origin(old.space), viewer.ids, lineage, statement=text, subject=subject,
-            valid_from=start, valid_to=end,
+            c,
+            viewer.origin(old.space),
+            viewer.ids,
+            lineage,
+            statement=text,
+            subject=subject,
+            valid_from=start,
+            valid_to=end,
         )
-    )  # fmt: skip
+    )
     return RedirectResponse(f"/facts/f_{lineage}?done=revised", 303)
 
 
@@ -149,14 +165,24 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         )
     lineages = [int(h.id[2:]) for h in hits]
     shown = await ui.state.run(
-        lambda c: notes.current(c, spaces, lineages) if query else {n.lineage: n for n in notes.recent(
-            c, spaces, kinds=kinds, limit=100)}
-    )  # fmt: skip
+        lambda c: (
+            notes.current(c, spaces, lineages)
+            if query
+            else {n.lineage: n for n in notes.recent(c, spaces, kinds=kinds, limit=100)}
+        )
+    )
     return ui.page(
-        request, viewer, "notes.html", space=chosen, query=query, kind=kind or "", kinds=validate.NOTE_KINDS,
+        request,
+        viewer,
+        "notes.html",
+        flash=DONE,
+        space=chosen,
+        query=query,
+        kind=kind or "",
+        kinds=validate.NOTE_KINDS,
         hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in hits],
-        recent=[] if query else list(shown.values()), done=DONE.get(params.get("done", "")),
-    )  # fmt: skip
+        recent=[] if query else list(shown.values()),
+    )
 
 
 async def _note(ui: UI, viewer: Viewer, raw_id: str) -> notes.Note:
@@ -185,10 +211,18 @@ async def note_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     center = svg.Node(note.lineage, note.title or _first_words(note.body), note.kind)
     links = [(a, neighbours[a.other]) for a in arcs if a.other in neighbours]
     return ui.page(
-        request, viewer, "note.html", note=note, space=viewer.name(note.space), versions=versions,
-        graph=svg.neighbourhood(center, nodes, arcs), links=links, kinds=validate.NOTE_KINDS,
-        relations=graph.RELATIONS, done=DONE.get(request.query_params.get("done", "")),
-    )  # fmt: skip
+        request,
+        viewer,
+        "note.html",
+        flash=DONE,
+        note=note,
+        space=viewer.name(note.space),
+        versions=versions,
+        graph=svg.neighbourhood(center, nodes, arcs),
+        links=links,
+        kinds=validate.NOTE_KINDS,
+        relations=graph.RELATIONS,
+    )
 
 
 def _first_words(body: str) -> str:
@@ -205,9 +239,17 @@ async def note_edit(ui: UI, request: Request, viewer: Viewer) -> Response:
     if (body, kind, title, tags) == (note.body, note.kind, note.title, list(note.tags)):
         raise InvalidInput("Nothing changed.", "Edit the text, title, kind or tags, then save.")
     await ui.state.run(
-        lambda c: notes.revise(c, viewer.origin(note.space), viewer.ids, note.lineage, body=body, kind=kind,
-                               title=title, tags=tags)
-    )  # fmt: skip
+        lambda c: notes.revise(
+            c,
+            viewer.origin(note.space),
+            viewer.ids,
+            note.lineage,
+            body=body,
+            kind=kind,
+            title=title,
+            tags=tags,
+        )
+    )
     retrieve.poke(ui.state)  # embedded in the background, as a note written by a tool
     return RedirectResponse(f"/notes/{note.id}?done=edited", 303)
 

@@ -22,6 +22,8 @@ class Counts:
 
 @dataclass(frozen=True)
 class Seen:
+    """A workspace that wrote into a space, and when it last did."""
+
     space: str
     workspace: str
     last: datetime

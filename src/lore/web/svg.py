@@ -1,5 +1,6 @@
 """The UI's pictures, drawn on the server as SVG: a fact's timeline on both time axes, a note's graph
-neighbourhood, and the spaces with their `reads_from` / `accepts_from` arrows. Pure functions.
+neighbourhood, and the spaces with their `reads_from` / `accepts_from` arrows. Pure functions of
+plain tuples.
 
 Every piece of text is escaped here (memory text is data, never markup); colours come from classes
 styled by lore.css (the page's Content-Security-Policy allows no inline style).
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
@@ -30,8 +31,7 @@ def _n(value: float) -> str:
 # --- timeline -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """One version of a fact on both axes."""
 
     label: str  # "v2 · statement"
@@ -49,8 +49,8 @@ def timeline(spans: Sequence[Span], now: datetime) -> Markup:
     """One row per version: the upper bar is belief (recorded → superseded), the lower one validity
     (valid_from → valid_to); an open end runs to "now" and ends in an arrow. The time axis is ordinal
     (each distinct instant one step), so revisions seconds apart stay as readable as years apart."""
-    points = sorted({t for s in spans for t in (s.recorded_at, s.superseded_at, s.valid_from, s.valid_to)
-                     if t is not None} | {now})  # fmt: skip
+    instants = (t for s in spans for t in (s.recorded_at, s.superseded_at, s.valid_from, s.valid_to))
+    points = sorted({t for t in instants if t is not None} | {now})
     index = {t: i for i, t in enumerate(points)}
     left, right = TL_LABEL + 12, TL_WIDTH - TL_RIGHT
     step = (right - left) / max(1, len(points) - 1)
@@ -76,12 +76,12 @@ def timeline(spans: Sequence[Span], now: datetime) -> Markup:
             f"<title>{escape(span.label)}</title></text>"
         )
         believed = f"believed {_when(span.recorded_at)} → {_when(span.superseded_at, 'now')}"
+        true = f"true {_when(span.valid_from)} → {_when(span.valid_to, 'still true')}"
+        believed_to, valid_to = span.superseded_at or now, span.valid_to or now
         cls = f"tl-believed tl-believed-{span.state}"
-        out.append(_bar(x(span.recorded_at), x(span.superseded_at or now), y + 6, 11, cls,
-                        span.superseded_at is None, believed))  # fmt: skip
-        end = span.valid_to if span.valid_to is not None else now
-        out.append(_bar(x(span.valid_from), x(end), y + 21, 8, "tl-valid", span.valid_to is None,
-                        f"true {_when(span.valid_from)} → {_when(span.valid_to, 'still true')}"))  # fmt: skip
+        believed_open, valid_open = span.superseded_at is None, span.valid_to is None
+        out.append(_bar(x(span.recorded_at), x(believed_to), y + 6, 11, cls, believed_open, believed))
+        out.append(_bar(x(span.valid_from), x(valid_to), y + 21, 8, "tl-valid", valid_open, true))
         out.append("</g>")
     out.append(f'<line class="tl-axis" x1="{left}" y1="{axis_y}" x2="{right}" y2="{axis_y}"/>')
     every = max(1, math.ceil(74 / step)) if step else 1
@@ -139,15 +139,17 @@ def _bar(x1: float, x2: float, y: float, h: float, cls: str, open_end: bool, tit
 # --- a note's neighbourhood ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
+    """A note as a box of the graph: its title (or first words) and kind."""
+
     lineage: int
     title: str
     kind: str
 
 
-@dataclass(frozen=True)
-class Arc:
+class Arc(NamedTuple):
+    """An edge seen from the note in the middle."""
+
     other: int
     relation: str
     outgoing: bool  # centre -relation-> other
@@ -241,8 +243,7 @@ def neighbourhood(center: Node, nodes: Mapping[int, Node], arcs: Sequence[Arc]) 
 # --- spaces -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Flow:
+class Flow(NamedTuple):
     source: str
     target: str
     kind: str  # reads (source reads_from target) | writes (source may write into target)

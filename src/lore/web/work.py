@@ -21,8 +21,11 @@ if TYPE_CHECKING:
     from lore.web.app import UI, Page, Viewer
 
 ALL_STATUSES = ("inbox", "doing", "blocked", "todo", "done")
-DONE_MESSAGES = {"accepted": "Accepted: the task is now in the backlog (todo).", "rejected": "Rejected.",
-                 "moved": "Status changed."}  # fmt: skip
+DONE_MESSAGES = {
+    "accepted": "Accepted: the task is now in the backlog (todo).",
+    "rejected": "Rejected.",
+    "moved": "Status changed.",
+}
 
 
 async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
@@ -56,9 +59,15 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     default = viewer.name(config.default_space) if config.default_space else None
     path = str(config.path) if config.path and not ui.sign_in else None  # sign-in: a pushed config
     return ui.page(
-        request, viewer, "spaces.html", spaces=rows, picture=svg.spaces_map(viewer.names(), flows, default),
-        which=which, checked_paths=not ui.sign_in, config_path=path,
-    )  # fmt: skip
+        request,
+        viewer,
+        "spaces.html",
+        spaces=rows,
+        picture=svg.spaces_map(viewer.names(), flows, default),
+        which=which,
+        checked_paths=not ui.sign_in,
+        config_path=path,
+    )
 
 
 def _which(viewer: Viewer, directory: str) -> dict[str, Any] | None:
@@ -78,12 +87,11 @@ def _which(viewer: Viewer, directory: str) -> dict[str, Any] | None:
 
 async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     space_id = viewer.space_id(request.query_params.get("space"))
-    rows, total = await ui.state.run(lambda c: tasks.listing(c, space_id, ALL_STATUSES, limit=300))
+    rows, _ = await ui.state.run(lambda c: tasks.listing(c, space_id, ALL_STATUSES, limit=300))
     groups = {status: [t for t in rows if t.status == status] for status in ALL_STATUSES}
-    return ui.page(
-        request, viewer, "tasks.html", space=viewer.name(space_id), groups=groups, total=total,
-        statuses=inbox.STATUSES, done=DONE_MESSAGES.get(request.query_params.get("done", "")),
-    )  # fmt: skip
+    return ui.space_page(
+        request, viewer, "tasks.html", space_id, DONE_MESSAGES, groups=groups, statuses=inbox.STATUSES
+    )
 
 
 async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
@@ -110,10 +118,7 @@ async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
 async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     space_id = viewer.space_id(request.query_params.get("space"))
     recent = await ui.state.run(lambda c: messages.recent(c, space_id, limit=300))
-    return ui.page(
-        request, viewer, "messages.html", space=viewer.name(space_id), threads=threads(recent),
-        total=len(recent),
-    )  # fmt: skip
+    return ui.space_page(request, viewer, "messages.html", space_id, threads=threads(recent))
 
 
 def threads(rows: Sequence[messages.Message]) -> list[list[messages.Message]]:
