@@ -502,8 +502,12 @@ def run_pytest(tests: Sequence[str], timeout: float) -> Outcome:
     with tempfile.TemporaryFile(mode="w+") as log:
         proc = subprocess.Popen(
             [python, "-m", "pytest", *PYTEST_ARGS, *tests],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -63,9 +63,14 @@ def project(tmp_path: Path, pg_data_dir: Path, conn: psycopg.Connection) -> Proj
 def lore(project: Project, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The real `lore` command (e.g. `install gemini`) in the project's environment; must succeed."""
     done = subprocess.run(
-        [LORE, *args], cwd=cwd or project.root, env=project.env, capture_output=True, text=True,
-        timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [LORE, *args],
+        cwd=cwd or project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, f"lore {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -76,9 +81,15 @@ def run_agent(
     """Run an agent CLI headless in its own process group; on timeout (or after it exits) the whole
     group (the CLI, its hooks, its MCP servers) is killed, so no process outlives the test."""
     proc = subprocess.Popen(
-        list(args), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
+        list(args),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -71,9 +71,13 @@ def _version_ok(binary: Path, version: str) -> bool:
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "CODEX_HOME": str(home)}
     try:
         out = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=60,
-            stdin=subprocess.DEVNULL, env=env,
-        )  # fmt: skip
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and version in out.stdout
@@ -103,9 +107,16 @@ def ensure(package: Package) -> Path:
         root = prefix(package)
         root.mkdir(parents=True, exist_ok=True)
         cmd = [
-            npm, "install", "--prefix", str(root), "--no-audit", "--no-fund", "--engine-strict=false",
-            "--include=optional", "--ignore-scripts=false",
-        ]  # fmt: skip
+            npm,
+            "install",
+            "--prefix",
+            str(root),
+            "--no-audit",
+            "--no-fund",
+            "--engine-strict=false",
+            "--include=optional",
+            "--ignore-scripts=false",
+        ]
         if package.bin:
             cmd += ["--no-save", f"{package.name}@{package.version}"]
         else:  # a library, laid out as OpenCode lays out its config dir

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e.claude import claude_env, run_claude
@@ -25,7 +26,7 @@ AGENT = "lore:memory-researcher"
 TOOLS = {f"mcp__plugin_lore_lore__{t}" for t in ("search_notes", "recall_facts", "mark_irrelevant")}
 
 
-def _is_subagent(body: dict) -> bool:
+def _is_subagent(body: dict[str, Any]) -> bool:
     return "cc_is_subagent=true" in requests_text({"system": body.get("system")})
 
 
@@ -34,9 +35,12 @@ def test_plugin_details_lists_the_agent(claude_cli: Path, tmp_path: Path) -> Non
     home.mkdir()
     done = subprocess.run(
         [str(claude_cli), "--plugin-dir", str(PLUGIN), "plugin", "details", "lore"],
-        env=claude_env(home, "http://127.0.0.1:9"), capture_output=True, text=True, timeout=60,
+        env=claude_env(home, "http://127.0.0.1:9"),
+        capture_output=True,
+        text=True,
+        timeout=60,
         stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     agents = next(line for line in done.stdout.splitlines() if line.strip().startswith("Agents"))
     assert "(1)" in agents and "memory-researcher" in agents, done.stdout
@@ -54,9 +58,14 @@ def test_the_agent_is_offered_and_runs_with_only_lores_search_tools(
         }
         mock.script(tool_use_reply("Agent", call), text_reply("done"))
         done = run_claude(
-            "how do we deploy?", cwd=project.root, home=project.home, mock_url=mock.url, plugin_dir=PLUGIN,
-            env_extra=env, claude=claude_cli,
-        )  # fmt: skip
+            "how do we deploy?",
+            cwd=project.root,
+            home=project.home,
+            mock_url=mock.url,
+            plugin_dir=PLUGIN,
+            env_extra=env,
+            claude=claude_cli,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         first = mock.main_messages()[0]
         assert f"- {AGENT}: Searches lore" in requests_text(first)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -57,7 +58,7 @@ def _codex(cli: Path, project: Project, *flags: str, prompt: str = "hello") -> N
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def _developer_memory(body: dict) -> str:
+def _developer_memory(body: dict[str, Any]) -> str:
     found = [t for role, t in input_texts(body) if role == "developer" and "<lore-memory" in t]
     assert found, [(role, t[:80]) for role, t in input_texts(body)]
     return found[0]
@@ -73,25 +74,31 @@ def _doctor(project: Project) -> str:
 def _trust_lore_hook(cli: Path, project: Project) -> None:
     """Trust lore's hook as a user does in the TUI, through Codex's own app-server protocol."""
     proc = subprocess.Popen(
-        [str(cli), "app-server"], cwd=project.root, env=_env(project), stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
-    )  # fmt: skip
+        [str(cli), "app-server"],
+        cwd=project.root,
+        env=_env(project),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
     ids = iter(range(1, 100))
 
-    def rpc(method: str, params: dict) -> dict:
+    def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
         ident = next(ids)
-        proc.stdin.write(
-            json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n"
-        )
-        proc.stdin.flush()
+        stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n")
+        stdin.flush()
         while True:
-            line = proc.stdout.readline()
+            line = stdout.readline()
             assert line, "codex app-server closed its output"
             message = json.loads(line)
             if message.get("id") == ident:
                 assert "error" not in message, message
-                return message["result"]
+                result: dict[str, Any] = message["result"]
+                return result
 
     try:
         rpc("initialize", {"clientInfo": {"name": "lore-test", "version": "0"}})

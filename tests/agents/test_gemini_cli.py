@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -50,7 +51,7 @@ def _gemini(cli: Path, project: Project, mock: MockGemini, prompt: str = "hello"
     assert not mock.unknown, f"Gemini CLI called paths the mock does not serve: {mock.unknown}"
 
 
-def _hook_context(body: dict) -> str:
+def _hook_context(body: dict[str, Any]) -> str:
     """The hook's text as the model reads it (Gemini CLI escapes `<` and `>` inside the tag)."""
     turn = user_text(body)
     start = turn.find("<hook_context>")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 
-from lore.hooks import clients, log
+from lore import clients
+from lore import hooklog as log
 from lore.installers import Edits, Scope, get
 
 from .conftest import LORE, Project
@@ -29,9 +31,14 @@ def hook(
 ) -> subprocess.CompletedProcess[str]:
     """Run the hook from `/` (where Cursor and Cline start things): only the payload names the project."""
     return subprocess.run(
-        [LORE, "hook", "session-start", "--client", client], input=stdin, cwd=cwd, env=project.env,
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        [LORE, "hook", "session-start", "--client", client],
+        input=stdin,
+        cwd=cwd,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 @pytest.mark.parametrize("client", sorted(clients.CLIENTS))
@@ -81,13 +88,19 @@ def test_the_cline_script_answers_json_even_when_lore_has_nothing(
     edits.apply()
     script = project.home / "Documents" / "Cline" / "Hooks" / "TaskStart"
 
-    def run(env: dict[str, str]) -> dict:
+    def run(env: dict[str, str]) -> dict[str, Any]:
         done = subprocess.run(
-            [str(script)], input=payload("cline", project), cwd="/", env=env, capture_output=True, text=True,
+            [str(script)],
+            input=payload("cline", project),
+            cwd="/",
+            env=env,
+            capture_output=True,
+            text=True,
             timeout=30,
-        )  # fmt: skip
+        )
         assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        answer: dict[str, Any] = json.loads(done.stdout)
+        return answer
 
     assert "make ship" in run(project.env)["contextModification"]
     down = {**project.env, "LORE_DATABASE_URL": "postgresql://postgres@/lore?host=/nonexistent"}

@@ -254,9 +254,13 @@ def test_cli_project_flag_uses_the_repository_root_and_dry_run_writes_nothing(tm
     lore = str(Path(sys.executable).parent / "lore")
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home)}
     done = subprocess.run(
-        [lore, "install", "cursor", "--project", "--dry-run"], cwd=repo / "src" / "deep", env=env,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [lore, "install", "cursor", "--project", "--dry-run"],
+        cwd=repo / "src" / "deep",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert f"{repo}/.cursor/mcp.json" in done.stdout and "dry run: nothing was written" in done.stdout
     assert "fire-and-forget" in done.stdout  # Cursor's limit is said, not hidden

@@ -12,8 +12,10 @@ roots, `${workspaceFolder}`. Cline: cwd `/`, no roots, no expansion. Copilot CLI
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,9 +56,15 @@ CASES = [
     Start("copilot", PROJECT),
 ]
 MODULES = {
-    "claude-code": claude_code, "gemini": gemini, "codex": codex, "cursor": cursor, "vscode": vscode,
-    "opencode": opencode, "cline": cline, "copilot": copilot,
-}  # fmt: skip
+    "claude-code": claude_code,
+    "gemini": gemini,
+    "codex": codex,
+    "cursor": cursor,
+    "vscode": vscode,
+    "opencode": opencode,
+    "cline": cline,
+    "copilot": copilot,
+}
 
 
 @pytest.fixture
@@ -78,7 +86,7 @@ def server_args(start: Start, world: dict[str, Path]) -> list[str]:
     edits = Edits()
     MODULES[start.client].INSTALLER.install(scope, LORE, edits)
     edits.apply()
-    entry = {
+    read: dict[str, Callable[[], Any]] = {
         "claude-code": lambda: Edits().json(world["home"] / ".claude.json")["mcpServers"]["lore"],
         "gemini": lambda: Edits().json(gemini.path(scope))["mcpServers"]["lore"],
         "codex": lambda: codex.server_entry(LORE),
@@ -87,7 +95,8 @@ def server_args(start: Start, world: dict[str, Path]) -> list[str]:
         "opencode": lambda: {"args": Edits().json(opencode.paths(scope)[0])["mcp"]["lore"]["command"][1:]},
         "cline": lambda: Edits().json(cline.paths(scope)[0])["mcpServers"]["lore"],
         "copilot": lambda: Edits().json(copilot.path(scope))["mcpServers"]["lore"],
-    }[start.client]()
+    }
+    entry = read[start.client]()
     return [str(a) for a in entry["args"]]
 
 

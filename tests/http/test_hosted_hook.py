@@ -88,9 +88,12 @@ def test_hosted_hook_imports_nothing_heavy(
 ) -> None:
     secret = token(conn, "alice")
     env = {
-        "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LORE_DATA_DIR": str(tmp_path / "data"),
-        "LORE_URL": signed_in.url, "LORE_TOKEN": secret,
-    }  # fmt: skip
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "LORE_DATA_DIR": str(tmp_path / "data"),
+        "LORE_URL": signed_in.url,
+        "LORE_TOKEN": secret,
+    }
     done, modules = hook_imports(env, json.dumps({"cwd": str(tmp_path), "source": "startup"}))
     assert done.returncode == 0
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))

@@ -95,9 +95,11 @@ def test_lore_clients_and_this_servers_own_pages_still_write(
     bare = httpx2.post(url, json={"statement": "from a script"}, timeout=10)  # no Origin: curl, scripts
     assert bare.status_code == 201, bare.text
     charset = httpx2.post(
-        url, content='{"statement": "with a charset"}',
-        headers={"Content-Type": "application/json; charset=utf-8"}, timeout=10,
-    )  # fmt: skip
+        url,
+        content='{"statement": "with a charset"}',
+        headers={"Content-Type": "application/json; charset=utf-8"},
+        timeout=10,
+    )
     assert charset.status_code == 201, charset.text
     same = httpx2.post(url, json={"statement": "same origin"}, headers={"Origin": server.url}, timeout=10)
     assert same.status_code == 201, same.text

@@ -18,9 +18,11 @@ from lore import auth
 pytestmark = pytest.mark.anyio
 CLIENT = {"name": "raw", "version": "1"}
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT},
-}  # fmt: skip
+}
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 

@@ -45,8 +45,12 @@ async def lore_session(
     in `cwd` with environment `env` would be."""
     from lore.mcp.server import AppState, create_server
 
-    state = AppState(env=dict(env), transport="stdio", workspace_arg=str(workspace) if workspace else None,
-                     cwd=str(cwd) if cwd else str(Path.cwd()))  # fmt: skip
+    state = AppState(
+        env=dict(env),
+        transport="stdio",
+        workspace_arg=str(workspace) if workspace else None,
+        cwd=str(cwd) if cwd else str(Path.cwd()),
+    )
     async with Client(
         create_server(state),
         mode="legacy",  # the initialize handshake, as every agent does it over stdio

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ def write(path: Path, data: object) -> None:
 
 def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     user_mcp = {"mcpServers": {"github": {"command": "gh-mcp"}}, "numStartups": 7}
-    user_settings = {
+    user_settings: dict[str, Any] = {
         "theme": "dark",
         "hooks": {
             "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],

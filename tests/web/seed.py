@@ -24,27 +24,40 @@ def seed(conn: psycopg.Connection, user: str, base: str) -> Seeded:
     work = Origin(f"{user}/work", "claude-code", f"{base}/work")
     home = Origin(f"{user}/home", "codex", f"{base}/home")
     fact = facts.remember(
-        conn, work, f"{user}'s acme-api deploys with make ship", subject="work",
+        conn,
+        work,
+        f"{user}'s acme-api deploys with make ship",
+        subject="work",
         valid_from=datetime(2026, 1, 5, tzinfo=UTC),
-    )  # fmt: skip
+    )
     facts.remember(conn, work, "Staging database is refreshed every Monday night")
     facts.remember(conn, home, "Dotfiles live in ~/dotfiles and are linked with stow")
     note = notes.remember(
-        conn, work, "Deploys go through make ship: it builds the image, runs the migrations and "
-        "rolls the pods one by one. Roll back with make rollback.", kind="devenv", title="How we deploy",
+        conn,
+        work,
+        "Deploys go through make ship: it builds the image, runs the migrations and "
+        "rolls the pods one by one. Roll back with make rollback.",
+        kind="devenv",
+        title="How we deploy",
         tags=["deploy", "ci"],
-    )  # fmt: skip
+    )
     linked = notes.remember(
-        conn, work, "Migrations must be backwards compatible for one release.", kind="decision",
+        conn,
+        work,
+        "Migrations must be backwards compatible for one release.",
+        kind="decision",
         title="Migrations stay compatible",
-    )  # fmt: skip
+    )
     rollbacks = notes.remember(
         conn, work, "Rollbacks keep the last three images.", kind="pattern", title="Rollbacks"
     )
     checklist = notes.remember(
-        conn, work, "Before a release: changelog, tag, announce in #deploys.", kind="plan",
+        conn,
+        work,
+        "Before a release: changelog, tag, announce in #deploys.",
+        kind="plan",
         title="Release checklist",
-    )  # fmt: skip
+    )
     graph.link(conn, work, [work.space], note.lineage, "depends_on", linked.lineage)
     graph.link(conn, work, [work.space], rollbacks.lineage, "refines", note.lineage)
     graph.link(conn, work, [work.space], note.lineage, "relates_to", checklist.lineage)

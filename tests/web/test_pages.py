@@ -179,14 +179,24 @@ def test_readme_screenshot(team: Team, conn: psycopg.Connection, web: Watched) -
     push(conn, "alice", README_CONFIG, home="/home/alice")
     ws = "/home/alice/codes/acme-api"
     first = Origin("alice/acme", "claude-code", ws)
-    fact = facts.remember(conn, first, "acme-api deploys with make ship", subject="acme-api",
-                          valid_from=datetime(2026, 3, 2, tzinfo=UTC))  # fmt: skip
+    fact = facts.remember(
+        conn,
+        first,
+        "acme-api deploys with make ship",
+        subject="acme-api",
+        valid_from=datetime(2026, 3, 2, tzinfo=UTC),
+    )
     facts.remember(conn, first, "Staging is refreshed from production every Monday night")
     facts.remember(conn, Origin("alice/acme", "gemini-cli", ws), "acme-web needs Node 22 (see .nvmrc)")
     conn.commit()
-    facts.revise(conn, Origin("alice/acme", "codex", ws), ["alice/acme"], fact.lineage,
-                 statement="acme-api deploys with make release; make ship is retired",
-                 valid_from=datetime(2026, 11, 2, tzinfo=UTC))  # fmt: skip
+    facts.revise(
+        conn,
+        Origin("alice/acme", "codex", ws),
+        ["alice/acme"],
+        fact.lineage,
+        statement="acme-api deploys with make release; make ship is retired",
+        valid_from=datetime(2026, 11, 2, tzinfo=UTC),
+    )
     conn.commit()
     sign_in(web, team.url, team.tokens["alice"], f"/facts/{fact.id}")
     expect(web.page.locator("svg.timeline g.tl-row")).to_have_count(2)

@@ -20,8 +20,9 @@ SCRIPT = '<script>alert("lore")</script><img src=x onerror="alert(2)">'
 
 def test_a_note_holding_script_shows_as_text(team: Team, conn: psycopg.Connection, web: Watched) -> None:
     origin = Origin("alice/work", "claude-code", str(team.project / "work"))
-    note = notes.remember(conn, origin, f"Careful: {SCRIPT} is what the attacker sent", title=SCRIPT,
-                          tags=["<b>x</b>"])  # fmt: skip
+    note = notes.remember(
+        conn, origin, f"Careful: {SCRIPT} is what the attacker sent", title=SCRIPT, tags=["<b>x</b>"]
+    )
     conn.commit()
     sign_in(web, team.url, team.tokens["alice"], f"/notes/{note.id}")
     page = web.page

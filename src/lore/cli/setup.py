@@ -163,11 +163,12 @@ def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
 
 
 def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str]]) -> None:
-    from lore.db import health
+    from lore import overview
     from lore.session import build
     from lore.workspace import WorkspaceSignal
 
-    for workspace, _ in health.seen_workspaces(conn):
+    for seen in overview.workspaces_seen(conn, None, limit=10):
+        workspace = seen.workspace
         try:
             session = build(WorkspaceSignal(Path(workspace), "seen"), config, os.environ, "cli")
             exists = "" if Path(workspace).exists() else " (directory no longer exists)"
@@ -179,7 +180,7 @@ def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str
 
 def _check_hook_log(lines: list[tuple[str, str]]) -> None:
     """When the session-start hook last worked, per client, and its latest failures."""
-    from lore.hooks import log
+    from lore import hooklog as log
 
     entries = log.entries()
     if not entries:

@@ -1,9 +1,7 @@
 """What `lore doctor` reads from the database server: pgvector, the settings and access rules that
-decide who can connect, and the workspaces lore has recorded writes from. Reads only."""
+decide who can connect, Reads only."""
 
 from __future__ import annotations
-
-from datetime import datetime
 
 import psycopg
 
@@ -14,11 +12,6 @@ _ACCESS_SETTINGS = (
 _HBA_RULES = "SELECT type, auth_method FROM pg_hba_file_rules"
 _VECTOR_INSTALLED = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
 _VECTOR_AVAILABLE = "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
-_SEEN_WORKSPACES = """
-SELECT workspace, max(recorded_at) AS seen
-  FROM (SELECT workspace, recorded_at FROM facts UNION ALL SELECT workspace, recorded_at FROM notes) w
- WHERE workspace IS NOT NULL
- GROUP BY workspace ORDER BY seen DESC LIMIT %s"""
 
 
 def pgvector(conn: psycopg.Connection) -> tuple[str | None, bool]:
@@ -33,8 +26,3 @@ def access(conn: psycopg.Connection) -> tuple[dict[str, str], list[tuple[str, st
     settings = {str(name): str(value) for name, value in conn.execute(_ACCESS_SETTINGS).fetchall()}
     rules = [(str(kind), str(method)) for kind, method in conn.execute(_HBA_RULES).fetchall()]
     return settings, rules
-
-
-def seen_workspaces(conn: psycopg.Connection, limit: int = 10) -> list[tuple[str, datetime]]:
-    """The workspaces facts and notes were last written from, most recent first."""
-    return [(str(w), seen) for w, seen in conn.execute(_SEEN_WORKSPACES, (limit,)).fetchall()]

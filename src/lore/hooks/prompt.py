@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from lore import clients, ids, inbox
+from lore import hooklog as log
 from lore.config import load_config
 from lore.db import embedded
 from lore.errors import HookFailure
-from lore.hooks import guard, log, store
+from lore.hooks import guard, store
 from lore.paths import data_dir
 from lore.session import build
 from lore.workspace import WorkspaceSignal

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lore import clients, inbox, render
+from lore import hooklog as log
 from lore.config import load_config
 from lore.db import embedded
 from lore.errors import HookFailure, RemoteError
-from lore.hooks import guard, log, store
+from lore.hooks import guard, store
 from lore.redact import redact
 from lore.session import build
 from lore.workspace import WorkspaceSignal

@@ -34,13 +34,12 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, TypedDict
 
-import psycopg
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore import clients, facts, inbox, render, userconfig, validate
+from lore import clients, facts, inbox, overview, render, userconfig, validate
 from lore.errors import InvalidInput, LoreError, NotFound, Refused
 from lore.http import guard
 from lore.http.guard import foreign_origin
@@ -145,7 +144,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             lambda c: (
                 facts.query(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
                 facts.count(c, session.readable),
-                _waiting(c, session.space),
+                overview.waiting(c, session.space),
             )
         )
         status = inbox.status_line(*waiting)
@@ -236,12 +235,6 @@ def _browser_refusal(request: Request, sign_in: bool) -> Response | None:
     if origin is not None:
         return guard.cross_origin(request, origin)
     return guard.not_json(request)
-
-
-def _waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
-    """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
-    row = conn.execute("SELECT inbox, unread FROM lore_inbox_counts(%s)", (space,)).fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 async def _json(request: Request) -> dict[str, Any]:

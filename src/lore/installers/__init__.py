@@ -6,6 +6,11 @@ what it added on uninstall. It plans its edits (`Edits`) before anything is writ
 `--dry-run` can show them and a refusal leaves every file as it was. Its `check` is what
 `lore doctor` says about that client; its `notes` are what the user must know or do next (a client
 with no pre-prompt injection says so there, never silently).
+
+Each client's module describes it as a `client.Client`: where lore's MCP server entry goes
+(`servers`), where its hook goes (`hookfiles`: entries in a JSON hook file; `scripts`: a file of
+lore's own), what must be refused first, and the rules of its doctor check (`checks`). The one
+engine in `client` installs, removes and checks those pieces; `files.Edits` plans the writes.
 """
 
 from __future__ import annotations

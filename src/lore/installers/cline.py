@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import ConfigError
-from lore.installers import Change, Check, Edits, Installer, Scope, shared
+from lore.installers import Check, Edits, Scope, checks, shared
+from lore.installers.client import Client
+from lore.installers.scripts import ScriptFile
+from lore.installers.servers import JsonServer
 
 NAME = "cline"
-SERVER = shared.SERVER
 EXTENSION = "saoudrizwan.claude-dev"
 _RUN = re.compile(r"^out=\$\((.*)\)$", re.MULTILINE)
 
@@ -51,8 +53,14 @@ def script(lore: str) -> str:
     )
 
 
-def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
-    settings_path, hook_path = paths(scope)
+def hook_lore(text: str) -> str | None:
+    match = _RUN.search(text)
+    return shared.command_lore(match.group(1)) if match else None
+
+
+def _foreign_hook(scope: Scope, lore: str, edits: Edits) -> None:
+    """Cline runs one script per event: one that is not lore's stays as it is."""
+    hook_path = paths(scope)[1]
     existing = edits.text(hook_path)
     if existing is not None and not shared.is_ours_text(existing, NAME):
         raise ConfigError(
@@ -60,82 +68,32 @@ def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
             f"Add `{shared.hook_command(lore, NAME)}` to it yourself (it prints the JSON Cline reads), "
             "or move it aside and run the command again. lore changed nothing.",
         )
-    settings = edits.json(settings_path)
-    entry = server_entry(lore, scope.project)
-    action = shared.put_entry(shared.table(settings, "mcpServers", settings_path), SERVER, entry)
-    if action != "unchanged":
-        edits.write_json(settings_path, settings)
-    pinned = f" --workspace {scope.project}" if scope.project else ""
-    changes = [Change(settings_path, action, f"MCP server {SERVER!r} → {lore} mcp{pinned}")]
-    text = script(lore)
-    if existing != text:
-        edits.write_text(hook_path, text, executable=True)
-    action = "unchanged" if existing == text else ("updated" if existing is not None else "added")
-    changes.append(Change(hook_path, action, "TaskStart hook"))
-    return changes
 
 
-def uninstall(scope: Scope, edits: Edits) -> list[Change]:
-    settings_path, hook_path = paths(scope)
-    changes = []
-    settings = edits.json(settings_path)
-    if SERVER in settings.get("mcpServers", {}):
-        del settings["mcpServers"][SERVER]
-        edits.write_json(settings_path, settings)
-        changes.append(Change(settings_path, "removed", f"MCP server {SERVER!r}"))
-    existing = edits.text(hook_path)
-    if existing is not None and shared.is_ours_text(existing, NAME):
-        edits.delete(hook_path)
-        changes.append(Change(hook_path, "removed", "TaskStart hook"))
-    return shared.changes_or_nothing(changes, settings_path, "Cline")
+def _shown(seen: checks.Seen) -> bool:
+    """The server is global: the user-scope check reports it, a project's only its own hook."""
+    return bool(seen.hooks) or (seen.server is not None and not seen.scope.project)
 
 
-def hook_lore(text: str) -> str | None:
-    match = _RUN.search(text)
-    return shared.command_lore(match.group(1)) if match else None
-
-
-def check(scope: Scope) -> list[Check]:
-    settings_path, hook_path = paths(scope)
-    server = Edits().json(settings_path).get("mcpServers", {}).get(SERVER)
-    hook = Edits().text(hook_path)
-    ours = hook is not None and shared.is_ours_text(hook, NAME)
-    if scope.project and not ours:
-        return []  # the server is global: the user-scope check reports it
-    if server is None and not ours:
-        return []
-    where = f"cline ({scope.label})"
-    out: list[Check] = []
-    if server is None:
-        out.append(Check("WARN", f"{where}: no MCP server in {settings_path} → run `lore install cline`"))
-    else:
-        command = server.get("command") if isinstance(server, dict) else None
-        out.append(shared.check_lore(command, f"{where} MCP server in {settings_path}"))
-        args = server.get("args") if isinstance(server, dict) else None
-        if not (isinstance(args, list) and "--workspace" in args):
-            out.append(
-                Check(
-                    "WARN",
-                    f"{where}: Cline starts lore's server in / with no roots, so its tools use "
-                    "the space of / (usually default_space) → `lore install cline --project` "
-                    "in your main project pins it there",
-                )
-            )
-    if ours and hook is not None:
-        if not hook_path.stat().st_mode & 0o111:
-            out.append(
-                Check(
-                    "FAIL",
-                    f"{where}: {hook_path} is not executable, so Cline skips it → chmod +x {hook_path}",
-                )
-            )
-        out.append(shared.check_lore(hook_lore(hook), f"{where} TaskStart hook {hook_path}"))
-    elif not scope.project:
-        out.append(Check("WARN", f"{where}: no TaskStart hook at {hook_path} → run `lore install cline`"))
-    out.append(
-        shared.last_run(NAME, "start a Cline task (hooks must be enabled in Cline's settings)", scope.env)
-    )
+def _server(seen: checks.Seen) -> list[Check]:
+    if seen.server is None:
+        return seen.says("WARN", f"no MCP server in {seen.server_path} → run `lore install cline`")
+    out = checks.runs_lore(seen)
+    args = seen.server.get("args") if isinstance(seen.server, dict) else None
+    if not (isinstance(args, list) and "--workspace" in args):
+        out += seen.says(
+            "WARN",
+            "Cline starts lore's server in / with no roots, so its tools use the space of / (usually "
+            "default_space) → `lore install cline --project` in your main project pins it there",
+        )
     return out
+
+
+def _executable(seen: checks.Seen, found: checks.Found) -> list[Check]:
+    path = paths(seen.scope)[1]
+    if path.stat().st_mode & 0o111:
+        return []
+    return seen.says("FAIL", f"{path} is not executable, so Cline skips it → chmod +x {path}")
 
 
 def notes(scope: Scope) -> list[str]:
@@ -152,4 +110,17 @@ def notes(scope: Scope) -> list[str]:
     ]
 
 
-INSTALLER = Installer(NAME, install, uninstall, check, notes)
+MCP = JsonServer(
+    lambda scope: paths(scope)[0], "mcpServers", lambda scope, lore: server_entry(lore, scope.project)
+)
+TASK_START = ScriptFile(
+    "TaskStart hook", lambda scope: paths(scope)[1], script, hook_lore, executable=True, marked=True
+)
+DOCTOR = (
+    _server,
+    checks.each_hook(_executable, checks.hook_runs_lore),
+    checks.no_hook("no TaskStart hook at {path} → run `lore install cline`"),
+    checks.first_run("start a Cline task (hooks must be enabled in Cline's settings)"),
+)
+CLIENT = Client(NAME, "Cline", MCP, TASK_START, DOCTOR, notes, guards=(_foreign_hook,), shown=_shown)
+INSTALLER = CLIENT.installer()

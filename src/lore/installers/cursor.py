@@ -10,17 +10,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from lore.errors import ConfigError
-from lore.installers import Change, Check, Edits, Installer, Scope, shared
+from lore.installers import Check, Edits, Scope, checks, shared
+from lore.installers.client import Client
+from lore.installers.hookfiles import Entries, Hook, HookFile
+from lore.installers.servers import JsonServer
 
 NAME = "cursor"
-SERVER = shared.SERVER
 EVENT = "sessionStart"
-HOOK = "sessionStart hook (5 s)"
 
 
 def paths(scope: Scope) -> tuple[Path, Path]:
@@ -32,103 +32,28 @@ def server_entry(lore: str) -> dict[str, Any]:
     return {"command": lore, "args": ["mcp", "--workspace", "${workspaceFolder}"]}
 
 
-def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
-    mcp_path, hooks_path = paths(scope)
-    config = edits.json(mcp_path)
-    action = shared.put_entry(shared.table(config, "mcpServers", mcp_path), SERVER, server_entry(lore))
-    if action != "unchanged":
-        edits.write_json(mcp_path, config)
-    changes = [
-        Change(mcp_path, action, f"MCP server {SERVER!r} → {lore} mcp --workspace ${{workspaceFolder}}")
-    ]
-
-    hooks = edits.json(hooks_path)
+def _version_1(hooks: dict[str, Any], path: Path, lore: str) -> None:
+    """lore writes (and edits) Cursor's hooks version 1 only."""
     if hooks.get("version", 1) != 1:
         raise ConfigError(
-            f"{hooks_path} has version {hooks.get('version')!r}; lore writes Cursor's hooks version 1.",
+            f"{path} has version {hooks.get('version')!r}; lore writes Cursor's hooks version 1.",
             f"Add `{shared.hook_command(lore, NAME)}` to its {EVENT} hooks yourself; lore changed nothing.",
         )
-    before = json.dumps(hooks, sort_keys=True)
     hooks.setdefault("version", 1)
-    events = shared.table(hooks, "hooks", hooks_path)
-    ours = {"command": shared.hook_command(lore, NAME), "timeout": 5}
-    events[EVENT] = [*_without_ours(events.get(EVENT, [])), ours]
-    changed = json.dumps(hooks, sort_keys=True) != before
-    if changed:
-        edits.write_json(hooks_path, hooks)
-    changes.append(Change(hooks_path, "updated" if changed else "unchanged", HOOK))
-    return changes
 
 
-def uninstall(scope: Scope, edits: Edits) -> list[Change]:
-    mcp_path, hooks_path = paths(scope)
-    changes = []
-    config = edits.json(mcp_path)
-    if SERVER in config.get("mcpServers", {}):
-        del config["mcpServers"][SERVER]
-        edits.write_json(mcp_path, config)
-        changes.append(Change(mcp_path, "removed", f"MCP server {SERVER!r}"))
-    hooks = edits.json(hooks_path)
-    events = hooks.get("hooks")
-    if isinstance(events, dict) and isinstance(events.get(EVENT), list):
-        kept = _without_ours(events[EVENT])
-        if kept != events[EVENT]:
-            if kept:
-                events[EVENT] = kept
-            else:
-                del events[EVENT]
-            edits.write_json(hooks_path, hooks)
-            changes.append(Change(hooks_path, "removed", f"{EVENT} hook"))
-    return shared.changes_or_nothing(changes, mcp_path, "Cursor")
-
-
-def _without_ours(entries: Any) -> list[Any]:
-    items = entries if isinstance(entries, list) else []
-    return [e for e in items if not (isinstance(e, dict) and shared.is_ours(e.get("command"), NAME))]
-
-
-def _ours(hooks: dict[str, Any]) -> list[dict[str, Any]]:
-    events = hooks.get("hooks")
-    entries = events.get(EVENT) if isinstance(events, dict) else None
-    items = entries if isinstance(entries, list) else []
-    return [e for e in items if isinstance(e, dict) and shared.is_ours(e.get("command"), NAME)]
-
-
-def check(scope: Scope) -> list[Check]:
-    mcp_path, hooks_path = paths(scope)
-    server = Edits().json(mcp_path).get("mcpServers", {}).get(SERVER)
-    hooks_file = Edits().json(hooks_path)
-    ours = _ours(hooks_file)
-    if server is None and not ours:
-        return []
-    where = f"cursor ({scope.label})"
-    command = server.get("command") if isinstance(server, dict) else None
-    out = [shared.check_lore(command, f"{where} MCP server in {mcp_path}")]
+def _no_workspace(server: Any) -> bool:
     args = server.get("args") if isinstance(server, dict) else None
-    if isinstance(server, dict) and not (isinstance(args, list) and "--workspace" in args):
-        out.append(
-            Check(
-                "WARN",
-                f"{where}: lore's server has no --workspace, and Cursor starts it in / with "
-                "no roots → run `lore install cursor` again",
-            )
-        )
-    if not ours:
-        out.append(
-            Check("WARN", f"{where}: no sessionStart hook in {hooks_path} → run `lore install cursor`")
-        )
-    elif hooks_file.get("version") != 1:
-        out.append(
-            Check(
-                "FAIL",
-                f'{where}: {hooks_path} lacks `"version": 1`, so Cursor ignores it → '
-                "run `lore install cursor` again",
-            )
-        )
-    for hook in ours:
-        out.append(shared.check_lore(shared.command_lore(hook.get("command")), f"{where} sessionStart hook"))
-    out.append(shared.last_run(NAME, "open a project in Cursor and start an agent chat", scope.env))
-    return out
+    return isinstance(server, dict) and not (isinstance(args, list) and "--workspace" in args)
+
+
+def _versionless(seen: checks.Seen) -> list[Check]:
+    if not seen.hooks or Edits().json(paths(seen.scope)[1]).get("version") == 1:
+        return []
+    return seen.says(
+        "FAIL",
+        f'{seen.hook_path} lacks `"version": 1`, so Cursor ignores it → run `lore install cursor` again',
+    )
 
 
 def notes(scope: Scope) -> list[str]:
@@ -138,4 +63,27 @@ def notes(scope: Scope) -> list[str]:
     ]
 
 
-INSTALLER = Installer(NAME, install, uninstall, check, notes)
+MCP = JsonServer(lambda scope: paths(scope)[0], "mcpServers", lambda scope, lore: server_entry(lore))
+HOOKS = HookFile(
+    lambda scope: paths(scope)[1],
+    (Hook(EVENT, {}),),
+    installed=f"{EVENT} hook (5 s)",
+    removed=f"{EVENT} hook",
+    shape=Entries(),
+    prepare=_version_1,
+)
+DOCTOR = (
+    checks.runs_lore,
+    checks.server_if(
+        _no_workspace,
+        "WARN",
+        "lore's server has no --workspace, and Cursor starts it in / with no roots → run "
+        "`lore install cursor` again",
+    ),
+    checks.no_hook("no sessionStart hook in {path} → run `lore install cursor`"),
+    _versionless,
+    checks.each_hook(checks.hook_runs_lore),
+    checks.first_run("open a project in Cursor and start an agent chat"),
+)
+CLIENT = Client(NAME, "Cursor", MCP, HOOKS, DOCTOR, notes)
+INSTALLER = CLIENT.installer()

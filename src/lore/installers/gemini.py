@@ -14,87 +14,56 @@ server and the SessionStart hook.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from lore.installers import Change, Check, Edits, Installer, Scope, shared
+from lore.installers import Check, Scope, checks
+from lore.installers.client import Client
+from lore.installers.hookfiles import Hook, HookFile
+from lore.installers.servers import JsonServer
 
 NAME = "gemini"
-SERVER = shared.SERVER
-HOOK = "SessionStart hook (5 s)"
 
 
 def path(scope: Scope) -> Path:
     return (scope.project or scope.home) / ".gemini" / "settings.json"
 
 
-def server_entry(lore: str) -> dict[str, object]:
+def server_entry(lore: str) -> dict[str, Any]:
     return {"command": lore, "args": ["mcp"], "trust": True}
 
 
-def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
-    settings_path = path(scope)
-    settings = edits.json(settings_path)
-    servers = shared.table(settings, "mcpServers", settings_path)
-    action = shared.put_entry(servers, SERVER, server_entry(lore))
-    changes = [Change(settings_path, action, f"MCP server {SERVER!r} → {lore} mcp (trusted)")]
-    hook = {"name": "lore", "type": "command", "command": shared.hook_command(lore, NAME), "timeout": 5000}
-    hooked = shared.put_hook_group(settings, "SessionStart", {"hooks": [hook]}, NAME, settings_path)
-    changes.append(Change(settings_path, "updated" if hooked else "unchanged", HOOK))
-    if action != "unchanged" or hooked:
-        edits.write_json(settings_path, settings)
-    return changes
+def _untrusted(server: Any) -> bool:
+    return isinstance(server, dict) and not server.get("trust")
 
 
-def uninstall(scope: Scope, edits: Edits) -> list[Change]:
-    settings_path = path(scope)
-    settings = edits.json(settings_path)
-    changes = []
-    if SERVER in settings.get("mcpServers", {}):
-        del settings["mcpServers"][SERVER]
-        changes.append(Change(settings_path, "removed", f"MCP server {SERVER!r}"))
-    if shared.drop_hook_group(settings, "SessionStart", NAME):
-        changes.append(Change(settings_path, "removed", "SessionStart hook"))
-    if changes:
-        edits.write_json(settings_path, settings)
-    return shared.changes_or_nothing(changes, settings_path, "Gemini CLI")
-
-
-def check(scope: Scope) -> list[Check]:
-    settings_path = path(scope)
-    settings = Edits().json(settings_path)
-    server = settings.get("mcpServers", {}).get(SERVER)
-    hooks = shared.our_hooks(settings, "SessionStart", NAME)
-    if server is None and not hooks:
+def _matcher(seen: checks.Seen, found: checks.Found) -> list[Check]:
+    if found.group.get("matcher") in (None, "", "*"):
         return []
-    where = f"gemini ({scope.label})"
-    command = server.get("command") if isinstance(server, dict) else None
-    out = [shared.check_lore(command, f"{where} MCP server in {settings_path}")]
-    if isinstance(server, dict) and not server.get("trust"):
-        out.append(
-            Check(
-                "WARN",
-                f"{where}: lore's server is not trusted, so `gemini -p` offers none of its "
-                "tools → run `lore install gemini` again (sets trust)",
-            )
-        )
-    if not hooks:
-        out.append(
-            Check("WARN", f"{where}: no SessionStart hook in {settings_path} → run `lore install gemini`")
-        )
-    groups = settings.get("hooks", {}).get("SessionStart", [])
-    for g, _, hook in hooks:
-        matcher = groups[g].get("matcher") if isinstance(groups[g], dict) else None
-        if matcher not in (None, "", "*"):
-            out.append(
-                Check(
-                    "FAIL",
-                    f"{where}: the hook's matcher {matcher!r} is compared with the session "
-                    "source by equality, so it rarely fires → remove the matcher "
-                    "(`lore install gemini` writes none)",
-                )
-            )
-        out.append(shared.check_lore(shared.command_lore(hook.get("command")), f"{where} SessionStart hook"))
-    out.append(shared.last_run(NAME, "start `gemini` in a project", scope.env))
-    return out
+    return seen.says(
+        "FAIL",
+        f"the hook's matcher {found.group.get('matcher')!r} is compared with the session source by "
+        "equality, so it rarely fires → remove the matcher (`lore install gemini` writes none)",
+    )
 
 
-INSTALLER = Installer(NAME, install, uninstall, check)
+MCP = JsonServer(path, "mcpServers", lambda scope, lore: server_entry(lore), " (trusted)")
+HOOKS = HookFile(
+    path,
+    (Hook("SessionStart", {"name": "lore", "type": "command"}, timeout=5000),),
+    installed="SessionStart hook (5 s)",
+    removed="SessionStart hook",
+)
+DOCTOR = (
+    checks.runs_lore,
+    checks.server_if(
+        _untrusted,
+        "WARN",
+        "lore's server is not trusted, so `gemini -p` offers none of its tools → run "
+        "`lore install gemini` again (sets trust)",
+    ),
+    checks.no_hook("no SessionStart hook in {path} → run `lore install gemini`"),
+    checks.each_hook(_matcher, checks.hook_runs_lore),
+    checks.first_run("start `gemini` in a project"),
+)
+CLIENT = Client(NAME, "Gemini CLI", MCP, HOOKS, DOCTOR)
+INSTALLER = CLIENT.installer()

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import ConfigError
-from lore.installers import Change, Check, Edits, Installer, Scope, shared
+from lore.installers import Edits, Scope, checks
+from lore.installers.client import Client
+from lore.installers.scripts import ScriptFile
+from lore.installers.servers import SERVER, JsonServer
 
 NAME = "opencode"
-SERVER = shared.SERVER
 _LORE_LINE = re.compile(r"^const LORE = (.*);$", re.MULTILINE)
 
 
@@ -40,8 +42,18 @@ def plugin_text(lore: str) -> str:
     return template.replace("__LORE__", json.dumps(lore))
 
 
-def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
-    config_path, plugin_path = paths(scope)
+def plugin_lore(text: str) -> Any:
+    """What a plugin file names as lore's executable (None: nothing readable)."""
+    match = _LORE_LINE.search(text)
+    try:
+        return json.loads(match.group(1)) if match else None
+    except ValueError:
+        return None
+
+
+def _jsonc(scope: Scope, lore: str, edits: Edits) -> None:
+    """A config with comments (`opencode.jsonc`) is the user's to edit."""
+    config_path = paths(scope)[0]
     jsonc = config_path.with_suffix(".jsonc")
     if edits.text(config_path) is None and jsonc.exists():
         snippet = json.dumps({"mcp": {SERVER: server_entry(lore)}}, indent=2)
@@ -49,64 +61,28 @@ def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
             f"Your OpenCode config is {jsonc} (JSON with comments), which lore does not rewrite.",
             f"Add this to it yourself, then run the command again to add the plugin:\n{snippet}",
         )
-    config = edits.json(config_path)
-    action = shared.put_entry(shared.table(config, "mcp", config_path), SERVER, server_entry(lore))
-    if action != "unchanged":
-        edits.write_json(config_path, config)
-    changes = [Change(config_path, action, f"MCP server {SERVER!r} → {lore} mcp")]
-    text = plugin_text(lore)
-    before = edits.text(plugin_path)
-    if before != text:
-        edits.write_text(plugin_path, text)
-    action = "unchanged" if before == text else ("updated" if before is not None else "added")
-    changes.append(Change(plugin_path, action, "plugin: memory in the system messages at session start"))
-    return changes
 
 
-def uninstall(scope: Scope, edits: Edits) -> list[Change]:
-    config_path, plugin_path = paths(scope)
-    changes = []
-    config = edits.json(config_path)
-    if SERVER in config.get("mcp", {}):
-        del config["mcp"][SERVER]
-        edits.write_json(config_path, config)
-        changes.append(Change(config_path, "removed", f"MCP server {SERVER!r}"))
-    if edits.text(plugin_path) is not None:
-        edits.delete(plugin_path)
-        changes.append(Change(plugin_path, "removed", "plugin"))
-    return shared.changes_or_nothing(changes, config_path, "OpenCode")
-
-
-def check(scope: Scope) -> list[Check]:
-    config_path, plugin_path = paths(scope)
-    server = Edits().json(config_path).get("mcp", {}).get(SERVER)
-    plugin = Edits().text(plugin_path)
-    if server is None and plugin is None:
-        return []
-    where = f"opencode ({scope.label})"
-    command = server.get("command") if isinstance(server, dict) else None
-    out = [shared.check_lore(shared.command_lore(command), f"{where} MCP server in {config_path}")]
-    if isinstance(server, dict) and server.get("enabled") is False:
-        out.append(
-            Check("WARN", f'{where}: lore\'s server is disabled in {config_path} → set "enabled": true')
-        )
-    if plugin is None:
-        out.append(
-            Check(
-                "WARN",
-                f"{where}: no plugin at {plugin_path}: no memory before the first answer → "
-                "run `lore install opencode` again",
-            )
-        )
-    else:
-        match = _LORE_LINE.search(plugin)
-        try:
-            plugin_lore = json.loads(match.group(1)) if match else None
-        except ValueError:
-            plugin_lore = None
-        out.append(shared.check_lore(plugin_lore, f"{where} plugin {plugin_path}"))
-    out.append(shared.last_run(NAME, "start `opencode` in a project", scope.env))
-    return out
-
-
-INSTALLER = Installer(NAME, install, uninstall, check)
+MCP = JsonServer(lambda scope: paths(scope)[0], "mcp", lambda scope, lore: server_entry(lore), argv=True)
+PLUGIN = ScriptFile(
+    "plugin",
+    lambda scope: paths(scope)[1],
+    plugin_text,
+    plugin_lore,
+    installed="plugin: memory in the system messages at session start",
+)
+DOCTOR = (
+    checks.runs_lore,
+    checks.server_if(
+        lambda server: isinstance(server, dict) and server.get("enabled") is False,
+        "WARN",
+        'lore\'s server is disabled in {path} → set "enabled": true',
+    ),
+    checks.no_hook(
+        "no plugin at {path}: no memory before the first answer → run `lore install opencode` again"
+    ),
+    checks.each_hook(checks.hook_runs_lore),
+    checks.first_run("start `opencode` in a project"),
+)
+CLIENT = Client(NAME, "OpenCode", MCP, PLUGIN, DOCTOR, guards=(_jsonc,))
+INSTALLER = CLIENT.installer()

@@ -1,17 +1,17 @@
-"""What the installers share: lore's hook command and how to recognise it, merging a named entry
-into a table of servers, the Claude-shaped hook groups several clients use, and doctor checks."""
+"""What the installers share: lore's hook command and how to recognise it, a JSON file's table,
+VS Code's user folder (VS Code and Cline keep their files there), and the doctor's checks of the
+lore a client runs."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lore.installers import Change, Check
+from lore.installers import Check
 
 SERVER = "lore"
 
@@ -29,13 +29,9 @@ def is_ours(command: Any, client: str) -> bool:
     return re.search(pattern, command) is not None
 
 
-def put_entry(table: dict[str, Any], name: str, entry: Any) -> str:
-    """Put `entry` under `name`; the action it took: added, updated or unchanged."""
-    if table.get(name) == entry:
-        return "unchanged"
-    action = "updated" if name in table else "added"
-    table[name] = entry
-    return action
+def is_ours_text(text: str, client: str) -> bool:
+    """Whether a script file holds lore's session-start hook for this client."""
+    return any(is_ours(line, client) for line in text.splitlines())
 
 
 def table(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
@@ -51,61 +47,16 @@ def table(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     return value
 
 
-# --- Claude-shaped hooks: {"hooks": {EVENT: [{"matcher": M, "hooks": [{"type": "command", ...}]}]}}
+def vscode_user_dir(home: Path, env: Mapping[str, str], platform: str | None = None) -> Path:
+    """VS Code's per-user settings folder (`Code/User`) on this platform."""
+    import sys
 
-
-def without_ours(groups: Any, client: str) -> list[Any]:
-    """The user's hook groups with lore's hook taken out (a group left empty is dropped)."""
-    kept = []
-    for group in groups if isinstance(groups, list) else []:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-            kept.append(group)
-            continue
-        hooks = [h for h in group["hooks"] if not (isinstance(h, dict) and is_ours(h.get("command"), client))]
-        if hooks:
-            kept.append({**group, "hooks": hooks})
-        elif not group["hooks"]:
-            kept.append(group)
-    return kept
-
-
-def put_hook_group(
-    settings: dict[str, Any], event: str, group: dict[str, Any], client: str, path: Path
-) -> bool:
-    """Replace lore's group for `event` with `group`; True when anything changed."""
-    before = json.dumps(settings, sort_keys=True)
-    hooks = table(settings, "hooks", path)
-    hooks[event] = [*without_ours(hooks.get(event, []), client), group]
-    return json.dumps(settings, sort_keys=True) != before
-
-
-def drop_hook_group(settings: dict[str, Any], event: str, client: str) -> bool:
-    """Take lore's hook out of `event` (and the emptied containers); True when anything changed."""
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict) or event not in hooks:
-        return False
-    kept = without_ours(hooks[event], client)
-    if kept == hooks[event]:
-        return False
-    if kept:
-        hooks[event] = kept
-    else:
-        del hooks[event]
-    if not hooks:
-        settings.pop("hooks")
-    return True
-
-
-def our_hooks(settings: dict[str, Any], event: str, client: str) -> list[tuple[int, int, dict[str, Any]]]:
-    """(group index, hook index, hook) of lore's hooks in Claude-shaped `settings[hooks][event]`."""
-    found = []
-    groups = settings.get("hooks", {}).get(event, []) if isinstance(settings.get("hooks"), dict) else []
-    for g, group in enumerate(groups if isinstance(groups, list) else []):
-        hooks = group.get("hooks") if isinstance(group, dict) else None
-        for h, hook in enumerate(hooks if isinstance(hooks, list) else []):
-            if isinstance(hook, dict) and is_ours(hook.get("command"), client):
-                found.append((g, h, hook))
-    return found
+    platform = platform or sys.platform
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / "Code" / "User"
+    if platform.startswith("win"):
+        return Path(env.get("APPDATA") or home / "AppData" / "Roaming") / "Code" / "User"
+    return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "Code" / "User"
 
 
 # --- doctor -------------------------------------------------------------------------------------
@@ -148,7 +99,7 @@ def check_lore(executable: str | None, what: str) -> Check:
 
 def last_run(client: str, never_hint: str, env: Mapping[str, str] | None = None) -> Check:
     """When the session-start hook of `client` last ran, from the hook log."""
-    from lore.hooks import log
+    from lore import hooklog as log
 
     mine = [e for e in log.entries(env) if e.client == client and e.event == "session-start"]
     if not mine:
@@ -159,24 +110,3 @@ def last_run(client: str, never_hint: str, env: Mapping[str, str] | None = None)
     return Check(
         "WARN", f"{client}: hook last ran {last.at} and failed: {last.detail} → see `lore doctor` above"
     )
-
-
-def changes_or_nothing(changes: Sequence[Change], path: Path, client: str) -> list[Change]:
-    return list(changes) or [Change(path, "unchanged", f"lore was not installed for {client}")]
-
-
-def vscode_user_dir(home: Path, env: Mapping[str, str], platform: str | None = None) -> Path:
-    """VS Code's per-user settings folder (`Code/User`) on this platform."""
-    import sys
-
-    platform = platform or sys.platform
-    if platform == "darwin":
-        return home / "Library" / "Application Support" / "Code" / "User"
-    if platform.startswith("win"):
-        return Path(env.get("APPDATA") or home / "AppData" / "Roaming") / "Code" / "User"
-    return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "Code" / "User"
-
-
-def is_ours_text(text: str, client: str) -> bool:
-    """Whether a script file holds lore's session-start hook for this client."""
-    return any(is_ours(line, client) for line in text.splitlines())

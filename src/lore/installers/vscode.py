@@ -12,14 +12,16 @@
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 from typing import Any
 
-from lore.installers import Change, Check, Edits, Installer, Scope, shared
+from lore.installers import Check, Scope, checks, shared
+from lore.installers.client import Client
+from lore.installers.hookfiles import Entries, Hook, HookFile
+from lore.installers.servers import JsonServer
 
 NAME = "vscode"
-SERVER = shared.SERVER
-HOOK = "SessionStart hook (5 s)"
 
 
 def paths(scope: Scope) -> tuple[Path, Path]:
@@ -34,97 +36,30 @@ def server_entry(lore: str) -> dict[str, Any]:
     return {"type": "stdio", "command": lore, "args": ["mcp", "--workspace", "${workspaceFolder}"]}
 
 
-def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
-    mcp_path, hooks_path = paths(scope)
-    config = edits.json(mcp_path)
-    action = shared.put_entry(shared.table(config, "servers", mcp_path), SERVER, server_entry(lore))
-    if action != "unchanged":
-        edits.write_json(mcp_path, config)
-    changes = [
-        Change(mcp_path, action, f"MCP server {SERVER!r} → {lore} mcp --workspace ${{workspaceFolder}}")
-    ]
-
-    hooks = edits.json(hooks_path)
-    events = shared.table(hooks, "hooks", hooks_path)
-    ours = {"type": "command", "command": shared.hook_command(lore, NAME), "timeout": 5}
-    wanted = [*_without_ours(events.get("SessionStart", [])), ours]
-    if events.get("SessionStart") == wanted:
-        changes.append(Change(hooks_path, "unchanged", HOOK))
-    else:
-        events["SessionStart"] = wanted
-        edits.write_json(hooks_path, hooks)
-        changes.append(Change(hooks_path, "updated", HOOK))
-    return changes
-
-
-def uninstall(scope: Scope, edits: Edits) -> list[Change]:
-    mcp_path, hooks_path = paths(scope)
-    changes = []
-    config = edits.json(mcp_path)
-    if SERVER in config.get("servers", {}):
-        del config["servers"][SERVER]
-        edits.write_json(mcp_path, config)
-        changes.append(Change(mcp_path, "removed", f"MCP server {SERVER!r}"))
-    hooks = edits.json(hooks_path)
-    events = hooks.get("hooks")
-    if isinstance(events, dict) and _ours(hooks):
-        kept = _without_ours(events.get("SessionStart"))
-        if kept:
-            events["SessionStart"] = kept
-        else:
-            del events["SessionStart"]
-        if not events and set(hooks) == {"hooks"}:
-            edits.delete(hooks_path)  # lore's own file, now empty
-        else:
-            edits.write_json(hooks_path, hooks)
-        changes.append(Change(hooks_path, "removed", "SessionStart hook"))
-    return shared.changes_or_nothing(changes, mcp_path, "VS Code")
-
-
-def _without_ours(entries: Any) -> list[Any]:
-    items = entries if isinstance(entries, list) else []
-    return [e for e in items if not (isinstance(e, dict) and shared.is_ours(e.get("command"), NAME))]
-
-
-def _ours(hooks: dict[str, Any]) -> list[dict[str, Any]]:
-    events = hooks.get("hooks")
-    entries = events.get("SessionStart") if isinstance(events, dict) else None
-    items = entries if isinstance(entries, list) else []
-    return [e for e in items if isinstance(e, dict) and shared.is_ours(e.get("command"), NAME)]
-
-
-def check(scope: Scope) -> list[Check]:
-    mcp_path, hooks_path = paths(scope)
-    server = Edits().json(mcp_path).get("servers", {}).get(SERVER)
-    ours = _ours(Edits().json(hooks_path))
-    if server is None and not ours:
+def _typed(seen: checks.Seen, found: checks.Found) -> list[Check]:
+    if found.hook.get("type") == "command":
         return []
-    where = f"vscode ({scope.label})"
-    command = server.get("command") if isinstance(server, dict) else None
-    out = [shared.check_lore(command, f"{where} MCP server in {mcp_path}")]
-    if not ours:
-        out.append(
-            Check("WARN", f"{where}: no SessionStart hook in {hooks_path} → run `lore install vscode`")
-        )
-    for hook in ours:
-        if hook.get("type") != "command":
-            out.append(
-                Check(
-                    "FAIL",
-                    f'{where}: the hook in {hooks_path} lacks "type": "command" → run '
-                    "`lore install vscode` again",
-                )
-            )
-        out.append(shared.check_lore(shared.command_lore(hook.get("command")), f"{where} SessionStart hook"))
-    out.append(
-        shared.last_run(
-            NAME,
-            "start an agent session in VS Code (hooks are in preview: enable "
-            "them in settings if your VS Code asks)",
-            scope.env,
-        )
-    )
-    return out
+    text = f'the hook in {seen.hook_path} lacks "type": "command" → run `lore install vscode` again'
+    return seen.says("FAIL", text)
 
 
-INSTALLER = Installer(NAME, install, uninstall, check)
+MCP = JsonServer(lambda scope: paths(scope)[0], "servers", lambda scope, lore: server_entry(lore))
+HOOKS = HookFile(
+    lambda scope: paths(scope)[1],
+    (Hook("SessionStart"),),
+    installed="SessionStart hook (5 s)",
+    removed="SessionStart hook",
+    shape=Entries(own_file=True),
+    same=operator.eq,  # lore's hook already there in value (a timeout of 5.0 is 5): left as it is
+)
+DOCTOR = (
+    checks.runs_lore,
+    checks.no_hook("no SessionStart hook in {path} → run `lore install vscode`"),
+    checks.each_hook(_typed, checks.hook_runs_lore),
+    checks.first_run(
+        "start an agent session in VS Code (hooks are in preview: enable them in settings if your "
+        "VS Code asks)"
+    ),
+)
+CLIENT = Client(NAME, "VS Code", MCP, HOOKS, DOCTOR)
+INSTALLER = CLIENT.installer()

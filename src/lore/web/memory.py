@@ -13,10 +13,10 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore import facts, graph, notes, render, retrieve, search, validate
+from lore import facts, graph, notes, overview, render, retrieve, search, validate
 from lore.errors import InvalidInput, NotFound
 from lore.timeline import parse_time
-from lore.web import queries, svg
+from lore.web import svg
 
 if TYPE_CHECKING:
     from lore.web.app import UI, Page, Viewer
@@ -57,7 +57,7 @@ async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         rows = facts.query(conn, [space_id], limit=MAX_FACTS)
         total = facts.count(conn, [space_id])
         history = {f.lineage: facts.history(conn, [space_id], f.lineage) for f in rows}
-        return rows, total, history, queries.forgotten(conn, [space_id], kind="fact")
+        return rows, total, history, overview.forgotten(conn, [space_id], kind="fact")
 
     rows, total, history, gone = await ui.state.run(load)
     now = datetime.now(UTC)
@@ -86,7 +86,7 @@ async def _versions(ui: UI, viewer: Viewer, raw_id: str) -> tuple[int, list[fact
 async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     lineage, versions = await _versions(ui, viewer, request.path_params["id"])
     space = versions[-1].space
-    gone = await ui.state.run(lambda c: queries.forgotten(c, [space], kind="fact", lineage=lineage))
+    gone = await ui.state.run(lambda c: overview.forgotten(c, [space], kind="fact", lineage=lineage))
     current = versions[-1] if versions[-1].superseded_at is None else None
     return ui.page(
         request,

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore import inbox, messages, session, tasks, validate
+from lore import inbox, messages, overview, session, tasks, validate
 from lore.config import stale_paths
 from lore.errors import InvalidInput, LoreError
-from lore.web import queries, svg
+from lore.web import svg
 from lore.workspace import WorkspaceSignal
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     # In sign-in mode paths name directories on each user's own machine: the server cannot check them.
     stale = set() if ui.sign_in else set(stale_paths(config, viewer.env))
     counts, seen = await ui.state.run(
-        lambda c: (queries.counts(c, config.ids), queries.workspaces_seen(c, config.ids))
+        lambda c: (overview.counts(c, config.ids), overview.workspaces_seen(c, config.ids))
     )
     flows = [
         svg.Flow(viewer.name(s.id), viewer.name(r), "reads") for s in config.spaces for r in s.reads_from
@@ -51,7 +51,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
                 "remotes": space.remotes,
                 "reads_from": [viewer.name(r) for r in space.reads_from],
                 "accepts_from": [viewer.name(a) for a in space.accepts_from],
-                "counts": counts.get(space.id, queries.Counts()),
+                "counts": counts.get(space.id, overview.Counts()),
                 "seen": [s for s in seen if s.space == space.id][:8],
             }
         )

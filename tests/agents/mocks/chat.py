@@ -49,13 +49,23 @@ def _chunks(body: JSON, reply: Reply) -> Iterator[JSON]:
 
     def chunk(delta: JSON, finish: str | None = None, **extra: Any) -> JSON:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        return {"id": cid, "object": "chat.completion.chunk", "created": 1, "model": model,
-                "choices": [choice], **extra}  # fmt: skip
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": model,
+            "choices": [choice],
+            **extra,
+        }
 
     yield chunk({"role": "assistant", "content": ""})
     if reply.tool:
-        call = {"index": 0, "id": f"call_mock{next(_ids)}", "type": "function",
-                "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}  # fmt: skip
+        call = {
+            "index": 0,
+            "id": f"call_mock{next(_ids)}",
+            "type": "function",
+            "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)},
+        }
         yield chunk({"tool_calls": [call]})
         finish = "tool_calls"
     else:

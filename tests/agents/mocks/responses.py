@@ -52,8 +52,14 @@ def _events(body: JSON, reply: Reply) -> Iterator[tuple[str, JSON]]:
     yield event("response.in_progress", response={**base, "status": "in_progress"})
     if reply.tool:
         name, namespace = _split(reply.tool, body)
-        item: JSON = {"id": item_id, "type": "function_call", "status": "in_progress",
-                      "call_id": f"call_mock{next(_ids)}", "name": name, "arguments": ""}  # fmt: skip
+        item: JSON = {
+            "id": item_id,
+            "type": "function_call",
+            "status": "in_progress",
+            "call_id": f"call_mock{next(_ids)}",
+            "name": name,
+            "arguments": "",
+        }
         if namespace:
             item["namespace"] = namespace
         arguments = json.dumps(reply.arguments)
@@ -82,8 +88,13 @@ def _events(body: JSON, reply: Reply) -> Iterator[tuple[str, JSON]]:
         yield event("response.content_part.done", **where, part={**part, "text": reply.text})
         done = {**message, "status": "completed", "content": [{**part, "text": reply.text}]}
     yield event("response.output_item.done", output_index=0, item=done)
-    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}  # fmt: skip
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 2,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 12,
+    }
     yield event(
         "response.completed", response={**base, "status": "completed", "output": [done], "usage": usage}
     )

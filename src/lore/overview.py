@@ -1,5 +1,6 @@
-"""Read-only overviews that only the UI needs: counts per space, the workspaces that wrote into a
-space, what was forgotten (and by whom, why). Everything else comes from the domain modules."""
+"""Read-only overviews of spaces: counts per space, what waits in a space's inbox, the workspaces
+that wrote into it, what was forgotten (and by whom, why). Read by the web UI, the JSON API and
+`lore doctor`; the counts use the SQL functions the session-start hook reads (migration 0006)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
+
+from lore import ids
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Forgotten:
 
     @property
     def id(self) -> str:
-        return f"{'f' if self.item_kind == 'fact' else 'n'}_{self.lineage}"
+        return ids.fact(self.lineage) if self.item_kind == "fact" else ids.note(self.lineage)
 
 
 _COUNTS = """
@@ -57,11 +60,15 @@ SELECT s.space,
 FROM unnest(%s::text[]) AS s(space), lore_inbox_counts(s.space) AS w
 """
 
+_WAITING = "SELECT inbox, unread FROM lore_inbox_counts(%s)"
+
 _SEEN = """
 SELECT space, workspace, max(at) AS last FROM (
-    SELECT space, workspace, recorded_at AS at FROM facts WHERE space = ANY(%(spaces)s)
+    SELECT space, workspace, recorded_at AS at FROM facts
+     WHERE %(spaces)s::text[] IS NULL OR space = ANY(%(spaces)s)
     UNION ALL
-    SELECT space, workspace, recorded_at FROM notes WHERE space = ANY(%(spaces)s)
+    SELECT space, workspace, recorded_at FROM notes
+     WHERE %(spaces)s::text[] IS NULL OR space = ANY(%(spaces)s)
 ) AS w
 WHERE workspace IS NOT NULL
 GROUP BY space, workspace
@@ -90,10 +97,17 @@ def counts(conn: psycopg.Connection, spaces: Sequence[str]) -> dict[str, Counts]
     return {space: Counts(*(int(v) for v in values)) for space, *values in rows}
 
 
-def workspaces_seen(conn: psycopg.Connection, spaces: Sequence[str], limit: int = 200) -> list[Seen]:
-    """The workspaces that facts and notes were written from, most recent first."""
+def waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
+    """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
+    row = conn.execute(_WAITING, (space,)).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def workspaces_seen(conn: psycopg.Connection, spaces: Sequence[str] | None, limit: int = 200) -> list[Seen]:
+    """The workspaces that facts and notes were written from (into `spaces`, or into any space when
+    None), each with the space and the time of its last write, most recent first."""
     with conn.cursor(row_factory=class_row(Seen)) as cur:
-        cur.execute(_SEEN, {"spaces": list(spaces), "limit": limit})
+        cur.execute(_SEEN, {"spaces": list(spaces) if spaces is not None else None, "limit": limit})
         return cur.fetchall()
 
 

@@ -1,0 +1,72 @@
+"""What `lore doctor` says about one client: what it found of lore's there (`Seen`), and the rules a
+client lists, in order, each giving the lines it has to say (none when all is well)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lore.installers import Check, Scope, shared
+
+
+@dataclass(frozen=True)
+class Found:
+    """One of lore's hooks as `lore doctor` finds it."""
+
+    what: str  # "SessionStart hook", "plugin /path/lore.js"
+    lore: str | None  # the executable it runs
+    hook: Any  # the hook's entry, or the script's text
+    group: Any = None  # its group (Claude-shaped files)
+    place: tuple[int, int] = (0, 0)  # (group, hook) index in the event's list
+
+
+@dataclass(frozen=True)
+class Seen:
+    name: str  # the client
+    scope: Scope
+    server: Any  # lore's server entry (None: there is none)
+    server_path: Path
+    server_lore: str | None  # the executable the entry runs
+    hooks: list[Found]  # lore's (session-start) hooks
+    hook_path: Path | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.name} ({self.scope.label})"
+
+    def says(self, level: str, text: str) -> list[Check]:
+        return [Check(level, f"{self.where}: {text}")]
+
+
+Rule = Callable[[Seen], list[Check]]
+HookRule = Callable[[Seen, Found], list[Check]]
+
+
+def runs_lore(seen: Seen) -> list[Check]:
+    """The server's command is an existing lore."""
+    return [shared.check_lore(seen.server_lore, f"{seen.where} MCP server in {seen.server_path}")]
+
+
+def hook_runs_lore(seen: Seen, found: Found) -> list[Check]:
+    return [shared.check_lore(found.lore, f"{seen.where} {found.what}")]
+
+
+def server_if(wrong: Callable[[Any], bool], level: str, text: str) -> Rule:
+    """`text` (after "CLIENT (SCOPE): "; {path} is the server's file) when lore's entry is `wrong`."""
+    return lambda seen: seen.says(level, text.format(path=seen.server_path)) if wrong(seen.server) else []
+
+
+def no_hook(text: str) -> Rule:
+    """`text`, in which {path} is the hook file, when lore's hook is not there."""
+    return lambda seen: [] if seen.hooks else seen.says("WARN", text.format(path=seen.hook_path))
+
+
+def each_hook(*rules: HookRule) -> Rule:
+    return lambda seen: [check for found in seen.hooks for rule in rules for check in rule(seen, found)]
+
+
+def first_run(hint: str) -> Rule:
+    """When the hook last ran; `hint` says how to make it run when it never did."""
+    return lambda seen: [shared.last_run(seen.name, hint, seen.scope.env)]
