@@ -11,26 +11,12 @@ Rerun: .venv/bin/python bench/render_overhead.py
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from lore import render
+from lore.rows import Fact
 
 SUBJECTS = ["acme-api", "acme-web", "infra", "billing", "docs"]
-
-
-@dataclass(frozen=True)
-class Fact:
-    lineage: int
-    statement: str
-    subject: str | None
-    valid_from: datetime
-    recorded_at: datetime
-    source: str = "claude-code"
-
-    @property
-    def id(self) -> str:
-        return f"f_{self.lineage}"
 
 
 def facts(n: int, rng: random.Random) -> list[Fact]:
@@ -56,7 +42,22 @@ def facts(n: int, rng: random.Random) -> list[Fact]:
         statement = " ".join(rng.choice(words) for _ in range(length))
         subject = rng.choice(SUBJECTS) if rng.random() < 0.5 else None
         when = base + timedelta(minutes=i)
-        out.append(Fact(rng.randint(1, 99_999), statement, subject, when, when))
+        lineage = rng.randint(1, 99_999)
+        out.append(
+            Fact(
+                lineage=lineage,
+                version_id=lineage,
+                space="acme",
+                recorded_at=when,
+                superseded_at=None,
+                source="claude-code",
+                workspace=None,
+                statement=statement,
+                subject=subject,
+                valid_from=when,
+                valid_to=None,
+            )
+        )
     return out
 
 

@@ -8,7 +8,6 @@ current version per lineage even under concurrent writers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 import psycopg
@@ -16,29 +15,10 @@ from psycopg.rows import class_row
 
 from lore import ids, secrets
 from lore.errors import InvalidInput
+from lore.rows import Fact as Fact
 from lore.session import Origin
 from lore.timeline import When
 from lore.versions import Versioned
-
-
-@dataclass(frozen=True)
-class Fact:
-    lineage: int
-    version_id: int
-    space: str
-    statement: str
-    subject: str | None
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-    superseded_at: datetime | None
-    source: str
-    workspace: str | None
-
-    @property
-    def id(self) -> str:
-        return ids.fact(self.lineage)
-
 
 _SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
@@ -46,15 +26,7 @@ _COLUMNS = (
     "recorded_at, superseded_at, source, workspace"
 )
 NOW = When()  # current belief, valid now
-VERSIONS = Versioned(
-    "facts",
-    "fact",
-    _COLUMNS,
-    Fact,
-    ids.fact,
-    find_hint="Call recall_facts to see the fact ids.",
-    current_hint="Call recall_facts to see its current version, then revise again if still needed.",
-)
+VERSIONS = Versioned("facts", "fact", _COLUMNS, Fact, ids.fact, "fact_lineage_seq", "recall_facts", "revise")
 
 
 def remember(
@@ -69,17 +41,11 @@ def remember(
 ) -> Fact:
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     _check_interval(valid_from, valid_to)
-    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"""INSERT INTO facts
-                    (lineage, space, statement, subject, valid_from, valid_to, source, workspace)
-                VALUES (nextval('fact_lineage_seq'), %s, %s, %s, coalesce(%s, now()), %s, %s, %s)
-                RETURNING {_COLUMNS}""",
-            (origin.space, statement, subject, valid_from, valid_to, origin.source, origin.workspace),
-        )
-        row = cur.fetchone()
-    assert row is not None
-    return row
+    fields = {"statement": statement, "subject": subject, "valid_to": valid_to}
+    if valid_from is not None:  # else the column's default: now
+        fields["valid_from"] = valid_from
+    with conn.transaction():
+        return VERSIONS.insert(conn, origin, fields)
 
 
 def revise(
@@ -98,33 +64,18 @@ def revise(
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     if statement is None and subject is None and valid_from is None and valid_to is None:
         raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
-    with conn.transaction(), conn.cursor(row_factory=class_row(Fact)) as cur:
+    with conn.transaction():
         old = VERSIONS.lock_current(conn, origin, readable, lineage, "Revise it")
+        text = statement or old.statement
+        about = subject if subject is not None else old.subject
         new_from = valid_from or old.valid_from
         new_to = valid_to if valid_to is not None else old.valid_to
-        same = (statement or old.statement, subject if subject is not None else old.subject, new_from, new_to)
-        if same == (old.statement, old.subject, old.valid_from, old.valid_to):
+        if (text, about, new_from, new_to) == (old.statement, old.subject, old.valid_from, old.valid_to):
             raise InvalidInput(f"Nothing to change: {old.id} already says exactly that.", _SAME_HINT)
         _check_interval(new_from, new_to)
         stamp = VERSIONS.close(conn, old)
-        cur.execute(
-            f"""INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to,
-                                   recorded_at, source, workspace)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
-            (
-                lineage,
-                old.space,
-                statement or old.statement,
-                subject if subject is not None else old.subject,
-                new_from,
-                new_to,
-                stamp,
-                origin.source,
-                origin.workspace,
-            ),
-        )
-        new = cur.fetchone()
-    assert new is not None
+        fields = {"statement": text, "subject": about, "valid_from": new_from, "valid_to": new_to}
+        new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
     return old, new
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Protocol
 
 from lore import ids
 from lore.config import Config
 from lore.errors import InvalidInput, NotFound, Refused
+from lore.rows import Message, Task
 
 STATUSES = ("inbox", "todo", "doing", "blocked", "done")
 OPEN_STATUSES = ("inbox", "doing", "blocked", "todo")  # the order open tasks are listed in
@@ -88,42 +87,12 @@ def check_target(config: Config, sender: str, target: str) -> None:
 # --- text ----------------------------------------------------------------------------------------
 
 
-class MessageLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def from_space(self) -> str: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def body(self) -> str: ...
-    @property
-    def reply_id(self) -> str | None: ...
-    @property
-    def sent_at(self) -> datetime: ...
-
-
-class TaskLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def title(self) -> str | None: ...
-    @property
-    def body(self) -> str: ...
-    @property
-    def space(self) -> str: ...
-    @property
-    def from_space(self) -> str: ...
-
-
 def _squash(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def message_line(message: MessageLike, *, max_body: int | None = None) -> str:
+def message_line(message: Message, *, max_body: int | None = None) -> str:
     """`- m_5 from beta (claude-code), re m_3, 2026-11-29 22:04 UTC: body`"""
     re_part = f", re {message.reply_id}" if message.reply_id else ""
     when = message.sent_at.strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -131,7 +100,7 @@ def message_line(message: MessageLike, *, max_body: int | None = None) -> str:
     return f"- {message.id} from {message.from_space} ({message.source}){re_part}, {when}: {body}"
 
 
-def task_line(task: TaskLike, *, max_body: int = 160) -> str:
+def task_line(task: Task, *, max_body: int = 160) -> str:
     """`- n_12 [inbox] from beta: title — start of the body`"""
     origin = f" from {task.from_space}" if task.from_space != task.space else ""
     head = f"{_squash(task.title, 120)} — " if task.title else ""
@@ -158,7 +127,7 @@ class Listed:
 
 
 def task_list(
-    tasks: Sequence[TaskLike], *, space: str, total: int | None = None, max_chars: int = 3_000
+    tasks: Sequence[Task], *, space: str, total: int | None = None, max_chars: int = 3_000
 ) -> Listed:
     """Open tasks, recall-style: the line saying what was cut comes first, inside the budget."""
     total = len(tasks) if total is None else max(total, len(tasks))
@@ -188,8 +157,8 @@ PROMPT_MAX_BODY = 300
 
 def prompt_text(
     space: str,
-    messages: Sequence[MessageLike],
-    tasks: Sequence[TaskLike],
+    messages: Sequence[Message],
+    tasks: Sequence[Task],
     *,
     more_messages: int = 0,
     more_tasks: int = 0,

@@ -10,43 +10,17 @@ session never reads the messages it sent itself.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
 
-from lore import ids, secrets
+from lore import secrets
 from lore.config import Config
 from lore.errors import ConnectionLost, InvalidInput, NotFound
 from lore.inbox import check_target
 from lore.listen import CHANNEL_MESSAGES, RECONNECTED, Listener
+from lore.rows import Message as Message
 from lore.session import Origin
-
-
-@dataclass(frozen=True)
-class Message:
-    num: int
-    to_space: str
-    from_space: str
-    body: str
-    reply_to: int | None
-    thread: int
-    source: str
-    workspace: str | None
-    from_session: str | None
-    sent_at: datetime
-    read_at: datetime | None
-    read_by: str | None
-
-    @property
-    def id(self) -> str:
-        return ids.message(self.num)
-
-    @property
-    def reply_id(self) -> str | None:
-        return ids.message(self.reply_to) if self.reply_to is not None else None
-
 
 _COLUMNS = (
     "id AS num, to_space, from_space, body, reply_to, thread, source, workspace, from_session, "

@@ -8,49 +8,20 @@ embedding is filled after the write by lore.embed_worker.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
 
 from lore import ids, secrets
 from lore.errors import NotFound
+from lore.rows import Note as Note
 from lore.session import Origin
 from lore.versions import Versioned
-
-
-@dataclass(frozen=True)
-class Note:
-    lineage: int
-    version_id: int
-    space: str
-    kind: str
-    title: str | None
-    body: str
-    tags: list[str]
-    recorded_at: datetime
-    superseded_at: datetime | None
-    source: str
-    workspace: str | None
-
-    @property
-    def id(self) -> str:
-        return ids.note(self.lineage)
-
 
 _COLUMNS = (
     "lineage, version_id, space, kind, title, body, tags, recorded_at, superseded_at, source, workspace"
 )
-VERSIONS = Versioned(
-    "notes",
-    "note",
-    _COLUMNS,
-    Note,
-    ids.note,
-    find_hint="Call search_notes to find note ids.",
-    current_hint="Call search_notes to see its current version, then edit again if still needed.",
-)
+VERSIONS = Versioned("notes", "note", _COLUMNS, Note, ids.note, "note_lineage_seq", "search_notes", "edit")
 
 
 def remember(
@@ -64,15 +35,8 @@ def remember(
     allow_secret: bool = False,
 ) -> Note:
     secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
-    with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
-        cur.execute(
-            f"""INSERT INTO notes (lineage, space, kind, title, body, tags, source, workspace)
-                VALUES (nextval('note_lineage_seq'), %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
-            (origin.space, kind, title, body, list(tags), origin.source, origin.workspace),
-        )
-        row = cur.fetchone()
-    assert row is not None
-    return row
+    with conn.transaction():
+        return VERSIONS.insert(conn, origin, {"kind": kind, "title": title, "body": body, "tags": list(tags)})
 
 
 def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
@@ -104,16 +68,11 @@ def revise(
     """Close the current version of `lineage` and write the next (same lineage: edges and the task
     state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
     secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
-    with conn.transaction(), conn.cursor(row_factory=class_row(Note)) as cur:
+    with conn.transaction():
         old = VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
         stamp = VERSIONS.close(conn, old)
-        cur.execute(
-            f"""INSERT INTO notes (lineage, space, kind, title, body, tags, recorded_at, source, workspace)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
-            (lineage, old.space, kind, title, body, list(tags), stamp, origin.source, origin.workspace),
-        )
-        new = cur.fetchone()
-    assert new is not None
+        fields = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
+        new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
     return old, new
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Protocol
+
+from lore.rows import Fact
 
 DEFAULT_MAX_CHARS = 8_000
 CLAUDE_CODE_MAX_CHARS = 9_500
@@ -19,21 +19,6 @@ RECALL_MAX_FACTS = 200
 # The most facts read for one session-start text: enough to fill the largest budget (9,500
 # characters / ~25 per shortest line); the count says how many more there are.
 SESSION_START_MAX_FACTS = 400
-
-
-class FactLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def statement(self) -> str: ...
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def valid_from(self) -> datetime: ...
-    @property
-    def recorded_at(self) -> datetime: ...
-    @property
-    def source(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -48,10 +33,10 @@ def size(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def order(facts: Sequence[FactLike], workspace_name: str | None) -> list[FactLike]:
+def order(facts: Sequence[Fact], workspace_name: str | None) -> list[Fact]:
     name = (workspace_name or "").lower()
 
-    def group(fact: FactLike) -> int:
+    def group(fact: Fact) -> int:
         if fact.subject is None:
             return 1
         return 0 if name and fact.subject.lower() == name else 2
@@ -60,7 +45,7 @@ def order(facts: Sequence[FactLike], workspace_name: str | None) -> list[FactLik
     return sorted(newest_first, key=group)  # stable: keeps newest first inside each group
 
 
-def fact_line(fact: FactLike) -> str:
+def fact_line(fact: Fact) -> str:
     """`- statement [f_12 · subject · 2026-11-29]`: the compact metadata of one fact."""
     meta = [fact.id]
     if fact.subject:
@@ -86,7 +71,7 @@ _FENCE_CLOSE = "</lore-memory>"
 
 
 def session_start(
-    facts: Sequence[FactLike],
+    facts: Sequence[Fact],
     *,
     space: str,
     workspace_name: str | None,
@@ -128,7 +113,7 @@ def session_start(
 
 
 def recall(
-    facts: Sequence[FactLike],
+    facts: Sequence[Fact],
     *,
     space: str,
     workspace_name: str | None,

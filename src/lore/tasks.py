@@ -16,29 +16,12 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row
 
-from lore import ids, secrets
+from lore import secrets
 from lore.config import Config
 from lore.errors import NotFound, Refused
 from lore.inbox import OPEN_STATUSES, check_target
+from lore.rows import Task as Task
 from lore.session import Origin
-
-
-@dataclass(frozen=True)
-class Task:
-    lineage: int
-    space: str
-    status: str
-    title: str | None
-    body: str
-    from_space: str
-    from_source: str
-    from_workspace: str | None
-    filed_at: datetime
-    updated_at: datetime
-
-    @property
-    def id(self) -> str:
-        return ids.note(self.lineage)
 
 
 @dataclass(frozen=True)

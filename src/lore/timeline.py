@@ -9,20 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
 from lore.errors import InvalidInput
-
-
-class Bitemporal(Protocol):
-    @property
-    def recorded_at(self) -> datetime: ...
-    @property
-    def superseded_at(self) -> datetime | None: ...
-    @property
-    def valid_from(self) -> datetime: ...
-    @property
-    def valid_to(self) -> datetime | None: ...
+from lore.rows import Fact
 
 
 @dataclass(frozen=True)
@@ -33,17 +22,17 @@ class When:
     valid_at: datetime | None = None
 
 
-def believed_at(row: Bitemporal, t: datetime | None) -> bool:
+def believed_at(row: Fact, t: datetime | None) -> bool:
     if t is None:
         return row.superseded_at is None
     return row.recorded_at <= t and (row.superseded_at is None or t < row.superseded_at)
 
 
-def valid_at(row: Bitemporal, t: datetime) -> bool:
+def valid_at(row: Fact, t: datetime) -> bool:
     return row.valid_from <= t and (row.valid_to is None or t < row.valid_to)
 
 
-def visible(row: Bitemporal, when: When, now: datetime) -> bool:
+def visible(row: Fact, when: When, now: datetime) -> bool:
     return believed_at(row, when.as_of) and valid_at(row, when.valid_at or now)
 
 

@@ -9,10 +9,10 @@ Only the owner space may change an item; a space that reads it (`reads_from`) ma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 import psycopg
 from psycopg import sql
@@ -20,21 +20,10 @@ from psycopg.rows import class_row
 
 from lore import secrets
 from lore.errors import Conflict, NotFound, Refused
+from lore.rows import Version
 from lore.session import Origin
 
-
-class Version(Protocol):
-    @property
-    def lineage(self) -> int: ...
-    @property
-    def version_id(self) -> int: ...
-    @property
-    def space(self) -> str: ...
-    @property
-    def recorded_at(self) -> datetime: ...
-
-
-R = TypeVar("R", bound=Version)
+R = TypeVar("R", bound=Version)  # a Fact or a Note
 
 
 @dataclass(frozen=True)
@@ -44,13 +33,57 @@ class Versioned(Generic[R]):
     columns: str  # the row type's fields, in order
     row: type[R]
     public_id: Callable[[int], str]
-    find_hint: str  # which tool lists the ids, for "no such item"
-    current_hint: str  # what to do when another session changed it at the same moment
+    sequence: str  # numbers new lineages
+    tool: str  # the tool that shows this kind of item (named in errors' hints)
+    verb: str  # what a session does to change one ("revise", "edit")
+
+    @property
+    def find_hint(self) -> str:
+        return f"Call {self.tool} to see the {self.item} ids."
+
+    @property
+    def current_hint(self) -> str:
+        return f"Call {self.tool} to see its current version, then {self.verb} again if still needed."
 
     def _select(self, where: str) -> sql.Composed:
         return sql.SQL("SELECT {} FROM {} WHERE " + where).format(
             sql.SQL(self.columns), sql.Identifier(self.table)
         )
+
+    def insert(
+        self,
+        conn: psycopg.Connection,
+        origin: Origin,
+        fields: Mapping[str, object],
+        *,
+        lineage: int | None = None,
+        space: str | None = None,
+        recorded_at: datetime | None = None,
+    ) -> R:
+        """Write a version, attributed to `origin`: the first of a new lineage (`lineage` None), or
+        the next of `lineage`, recorded at `recorded_at` (what `close` returned for its predecessor).
+        A field left out takes the column's default."""
+        values: dict[str, object] = {"space": space or origin.space, **fields}
+        values |= {"source": origin.source, "workspace": origin.workspace}
+        if recorded_at is not None:
+            values["recorded_at"] = recorded_at
+        number = (
+            sql.SQL("nextval({})").format(sql.Literal(self.sequence))
+            if lineage is None
+            else sql.Literal(lineage)
+        )
+        statement = sql.SQL("INSERT INTO {} (lineage, {}) VALUES ({}, {}) RETURNING {}").format(
+            sql.Identifier(self.table),
+            sql.SQL(", ").join(map(sql.Identifier, values)),
+            number,
+            sql.SQL(", ").join(sql.Placeholder() * len(values)),
+            sql.SQL(self.columns),
+        )
+        with conn.cursor(row_factory=class_row(self.row)) as cur:
+            cur.execute(statement, list(values.values()))
+            row = cur.fetchone()
+        assert row is not None
+        return row
 
     def lock_current(
         self, conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, action: str

@@ -40,6 +40,7 @@ DYNAMIC = {
     ("lore.transfer", "SELECT"): "one per table: tests/reliability/test_transfer.py",
     ("lore.transfer", "INSERT INTO {t}"): "one per table: tests/reliability/test_transfer.py",
     ("lore.versions", "UPDATE {}"): "facts and notes: tests/integration/test_forget_rows.py",
+    ("lore.versions", "INSERT INTO {}"): "facts and notes: tests/integration/test_facts_sql.py",
     ("lore.versions", "SELECT bool_or"): "facts and notes: tests/integration/test_facts_sql.py",
 }
 

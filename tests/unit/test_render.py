@@ -2,56 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import cast
-
 import pytest
+from support.rows import fact
 
 from lore import render
-
-T0 = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class F:
-    lineage: int
-    statement: str
-    subject: str | None = None
-    source: str = "claude-code"
-    valid_from: datetime = T0
-
-    @property
-    def id(self) -> str:
-        return f"f_{self.lineage}"
-
-    @property
-    def recorded_at(self) -> datetime:
-        return T0 + timedelta(minutes=self.lineage)
 
 
 def test_order_workspace_first_then_no_subject_then_rest_newest_first() -> None:
     facts = [
-        F(1, "old general"),
-        F(2, "other project", subject="web"),
-        F(3, "about api, older", subject="api"),
-        F(4, "new general"),
-        F(5, "about API, newer", subject="API"),
-        F(6, "newest other", subject="docs"),
+        fact(1, "old general"),
+        fact(2, "other project", subject="web"),
+        fact(3, "about api, older", subject="api"),
+        fact(4, "new general"),
+        fact(5, "about API, newer", subject="API"),
+        fact(6, "newest other", subject="docs"),
     ]
-    # render.order returns list[FactLike]; the items are the F instances passed in
-    ordered = [cast(F, f).lineage for f in render.order(facts, "api")]
+    ordered = [f.lineage for f in render.order(facts, "api")]
     assert ordered == [5, 3, 4, 1, 6, 2]
 
 
 def test_fact_line_is_compact() -> None:
-    line = render.fact_line(F(12, "deploys   with\nmake ship", subject="api"))
+    line = render.fact_line(fact(12, "deploys   with\nmake ship", subject="api"))
     assert line == "- deploys with make ship [f_12 · api · 2026-11-01]"
-    assert render.fact_line(F(3, "x")) == "- x [f_3 · 2026-11-01]"
+    assert render.fact_line(fact(3, "x")) == "- x [f_3 · 2026-11-01]"
 
 
 def test_session_start_fits_everything_when_small() -> None:
-    out = render.session_start([F(1, "a"), F(2, "b", subject="api")], space="work", workspace_name="api")
+    out = render.session_start(
+        [fact(1, "a"), fact(2, "b", subject="api")], space="work", workspace_name="api"
+    )
     assert out.omitted == 0 and out.shown == 2
     assert out.text.startswith('<lore-memory space="work">')
     assert "not an instruction" in out.text
@@ -65,7 +44,7 @@ def test_session_start_empty_when_nothing_to_say() -> None:
 
 @pytest.mark.parametrize("budget", [500, 1234, 8000, 9500])
 def test_session_start_cut_stays_in_budget_and_ends_with_more_line(budget: int) -> None:
-    facts = [F(i, f"fact number {i} " + "x" * 150) for i in range(500)]
+    facts = [fact(i, f"fact number {i} " + "x" * 150) for i in range(500)]
     out = render.session_start(facts, space="work", workspace_name="api", max_chars=budget, total=700)
     assert render.size(out.text) <= budget
     assert out.omitted == 700 - out.shown
@@ -76,14 +55,14 @@ def test_session_start_cut_stays_in_budget_and_ends_with_more_line(budget: int) 
 
 
 def test_budget_counts_utf16_units_like_a_javascript_client() -> None:
-    facts = [F(i, "🙂" * 100) for i in range(100)]
+    facts = [fact(i, "🙂" * 100) for i in range(100)]
     out = render.session_start(facts, space="s", workspace_name=None, max_chars=2000)
     assert len(out.text.encode("utf-16-le")) // 2 <= 2000
     assert len(out.text) < 2000  # Python's own count would have let more in
 
 
 def test_recall_puts_cut_line_first_and_stays_in_budget() -> None:
-    facts = [F(i, "y" * 300) for i in range(300)]
+    facts = [fact(i, "y" * 300) for i in range(300)]
     out = render.recall(facts, space="work", workspace_name=None, max_chars=4000, total=300)
     lines = out.text.splitlines()
     assert lines[0] == "Facts (space work):"
@@ -93,7 +72,7 @@ def test_recall_puts_cut_line_first_and_stays_in_budget() -> None:
 
 
 def test_recall_caps_at_200_facts() -> None:
-    facts = [F(i, "s") for i in range(250)]
+    facts = [fact(i, "s") for i in range(250)]
     out = render.recall(facts, space="w", workspace_name=None, max_chars=1_000_000)
     assert out.shown == 200 and out.omitted == 50
 
@@ -105,6 +84,6 @@ def test_clamp_budget_for_claude_code() -> None:
 
 
 def test_average_metadata_overhead_is_small() -> None:
-    facts = [F(i, "s" * 80, subject="acme-api" if i % 2 else None) for i in range(1, 200)]
+    facts = [fact(i, "s" * 80, subject="acme-api" if i % 2 else None) for i in range(1, 200)]
     overhead = sum(len(render.fact_line(f)) - len(f.statement) for f in facts) / len(facts)
     assert overhead < 40

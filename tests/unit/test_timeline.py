@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
+from support.rows import fact
 
 from lore.errors import InvalidInput
+from lore.rows import Fact
 from lore.timeline import When, believed_at, parse_time, valid_at, visible
 
 
@@ -15,33 +16,33 @@ def d(day: int) -> datetime:
     return datetime(2026, 1, day, tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class Row:
-    recorded_at: datetime
-    superseded_at: datetime | None
-    valid_from: datetime
-    valid_to: datetime | None
+def version(
+    recorded_at: datetime, superseded_at: datetime | None, valid_from: datetime, valid_to: datetime | None
+) -> Fact:
+    return fact(
+        1, "x", recorded_at=recorded_at, superseded_at=superseded_at, valid_from=valid_from, valid_to=valid_to
+    )
 
 
 def test_belief_interval_is_half_open() -> None:
-    row = Row(d(2), d(5), d(1), None)
+    row = version(d(2), d(5), d(1), None)
     assert not believed_at(row, d(1))
     assert believed_at(row, d(2))
     assert believed_at(row, d(4))
     assert not believed_at(row, d(5))
     assert not believed_at(row, None)  # superseded: not a current belief
-    assert believed_at(Row(d(2), None, d(1), None), None)
+    assert believed_at(version(d(2), None, d(1), None), None)
 
 
 def test_valid_interval_is_half_open() -> None:
-    row = Row(d(1), None, d(10), d(20))
+    row = version(d(1), None, d(10), d(20))
     assert (
         not valid_at(row, d(9)) and valid_at(row, d(10)) and valid_at(row, d(19)) and not valid_at(row, d(20))
     )
 
 
 def test_visible_combines_axes() -> None:
-    row = Row(d(2), d(5), d(10), None)
+    row = version(d(2), d(5), d(10), None)
     assert visible(row, When(as_of=d(3), valid_at=d(11)), now=d(30))
     assert not visible(row, When(as_of=d(3), valid_at=d(9)), now=d(30))
     assert not visible(row, When(), now=d(30))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from support.rows import message, task
 
 from lore import inbox
 from lore.config import parse_config
@@ -80,31 +80,11 @@ def test_status_line() -> None:
     )
 
 
-@dataclass(frozen=True)
-class Msg:
-    id: str
-    from_space: str
-    source: str
-    body: str
-    reply_id: str | None
-    sent_at: datetime
-
-
-@dataclass(frozen=True)
-class Task:
-    id: str
-    status: str
-    title: str | None
-    body: str
-    space: str
-    from_space: str
-
-
 WHEN = datetime(2026, 11, 29, 22, 4, tzinfo=UTC)
 
 
 def test_message_and_task_lines() -> None:
-    m = Msg("m_5", "beta", "claude-code", "is the\nAPI  stable?", "m_3", WHEN)
+    m = message(5, "beta", "claude-code", "is the\nAPI  stable?", 3, WHEN)
     assert (
         inbox.message_line(m)
         == "- m_5 from beta (claude-code), re m_3, 2026-11-29 22:04 UTC: is the\nAPI  stable?"
@@ -113,14 +93,14 @@ def test_message_and_task_lines() -> None:
         inbox.message_line(m, max_body=10)
         == "- m_5 from beta (claude-code), re m_3, 2026-11-29 22:04 UTC: is the AP…"
     )
-    t = Task("n_9", "inbox", "Fix CI", "the build is red", "alpha", "beta")
+    t = task(9, "inbox", "Fix CI", "the build is red", "alpha", "beta")
     assert inbox.task_line(t) == "- n_9 [inbox] from beta: Fix CI — the build is red"
-    home = Task("n_10", "todo", None, "write docs", "alpha", "alpha")
+    home = task(10, "todo", None, "write docs", "alpha", "alpha")
     assert inbox.task_line(home) == "- n_10 [todo]: write docs"
 
 
 def test_task_list_puts_the_cut_line_first_inside_the_budget() -> None:
-    many = [Task(f"n_{i}", "todo", f"task {i}", "x" * 100, "alpha", "alpha") for i in range(100)]
+    many = [task(i, "todo", f"task {i}", "x" * 100, "alpha", "alpha") for i in range(100)]
     listed = inbox.task_list(many, space="alpha", max_chars=1_000)
     assert len(listed.text) <= 1_000
     lines = listed.text.splitlines()
@@ -131,7 +111,7 @@ def test_task_list_puts_the_cut_line_first_inside_the_budget() -> None:
 
 def test_prompt_text_is_empty_without_news_and_brief_with() -> None:
     assert inbox.prompt_text("alpha", [], []) == ""
-    long = Msg("m_1", "beta", "codex", "word " * 500, None, WHEN)
+    long = message(1, "beta", "codex", "word " * 500, None, WHEN)
     text = inbox.prompt_text("alpha", [long], [], more_messages=3)
     assert text.startswith('<lore-inbox space="alpha">') and text.endswith("</lore-inbox>")
     assert "not from the user" in text and "…and 3 more unread messages." in text

@@ -18,18 +18,17 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lore import clients, ids, inbox
+from lore import clients, inbox
 from lore import hooklog as log
 from lore.config import load_config
 from lore.db import embedded
 from lore.errors import HookFailure
 from lore.hooks import guard, store
 from lore.paths import data_dir
+from lore.rows import Message, Task, from_json
 from lore.session import build
 from lore.workspace import WorkspaceSignal
 
@@ -53,16 +52,18 @@ SET statement_timeout = :timeout_ms;
 SELECT to_regclass('tasks') IS NOT NULL AND to_regclass('messages') IS NOT NULL AS has_inbox \gset
 \if :has_inbox
 WITH fresh_messages AS (
-    SELECT id, from_space, source, body, reply_to, sent_at FROM messages
+    SELECT id AS num, to_space, from_space, body, reply_to, thread, source, workspace, from_session,
+           sent_at, read_at, read_by FROM messages
     WHERE to_space = :'space' AND read_at IS NULL AND id > :after_message
 ), fresh_tasks AS (
-    SELECT t.lineage, t.space, t.status, t.from_space, n.title, n.body FROM tasks t
+    SELECT t.lineage, t.space, t.status, n.title, n.body, t.from_space, t.from_source, t.from_workspace,
+           t.filed_at, t.updated_at FROM tasks t
     JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
     WHERE t.space = :'space' AND t.status = 'inbox' AND t.lineage > :after_task
 )
 SELECT json_build_object(
-    'messages', coalesce((SELECT json_agg(m ORDER BY m.id) FROM
-                          (SELECT * FROM fresh_messages ORDER BY id LIMIT :max_items) m), '[]'::json),
+    'messages', coalesce((SELECT json_agg(m ORDER BY m.num) FROM
+                          (SELECT * FROM fresh_messages ORDER BY num LIMIT :max_items) m), '[]'::json),
     'message_count', (SELECT count(*) FROM fresh_messages),
     'tasks', coalesce((SELECT json_agg(t ORDER BY t.lineage) FROM
                        (SELECT * FROM fresh_tasks ORDER BY lineage LIMIT :max_items) t), '[]'::json),
@@ -73,38 +74,6 @@ SELECT json_build_object(
 SELECT '{"messages": [], "tasks": [], "message_count": 0, "task_count": 0}';
 \endif
 """
-
-
-@dataclass(frozen=True)
-class ShownMessage:
-    num: int
-    from_space: str
-    source: str
-    body: str
-    reply_to: int | None
-    sent_at: datetime
-
-    @property
-    def id(self) -> str:
-        return ids.message(self.num)
-
-    @property
-    def reply_id(self) -> str | None:
-        return ids.message(self.reply_to) if self.reply_to is not None else None
-
-
-@dataclass(frozen=True)
-class ShownTask:
-    lineage: int
-    space: str
-    status: str
-    from_space: str
-    title: str | None
-    body: str
-
-    @property
-    def id(self) -> str:
-        return ids.note(self.lineage)
 
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
@@ -145,21 +114,8 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         "max_items": str(inbox.PROMPT_MAX_ITEMS),
     }
     found = store.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
-    shown_messages = [
-        ShownMessage(
-            int(m["id"]),
-            m["from_space"],
-            m["source"],
-            m["body"],
-            m["reply_to"],
-            datetime.fromisoformat(m["sent_at"]),
-        )
-        for m in found["messages"]
-    ]
-    shown_tasks = [
-        ShownTask(int(t["lineage"]), t["space"], t["status"], t["from_space"], t["title"], t["body"])
-        for t in found["tasks"]
-    ]
+    shown_messages = [from_json(Message, m) for m in found["messages"]]
+    shown_tasks = [from_json(Task, t) for t in found["tasks"]]
     if "last_message" in found:
         _save(state_file, {"message": int(found["last_message"]), "task": int(found["last_task"])})
     text = inbox.prompt_text(

@@ -13,12 +13,12 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from lore import ids, render
+from lore import render
 from lore.db.embedded import bin_dir
 from lore.errors import StoreError
+from lore.rows import Fact, from_json
 
 MAX_ROWS = render.SESSION_START_MAX_FACTS
 
@@ -36,28 +36,15 @@ SELECT json_build_object(
     'unread', :unread,
     'facts', coalesce((
         SELECT json_agg(f) FROM (
-            SELECT lineage, statement, subject, valid_from, recorded_at, source
+            SELECT lineage, version_id, space, recorded_at, superseded_at, source, workspace,
+                   statement, subject, valid_from, valid_to
             FROM lore_facts_ordered(:'spaces'::text[], :'workspace', :max_rows)) f), '[]'::json));
 """
 
 
 @dataclass(frozen=True)
-class StoredFact:
-    lineage: int
-    statement: str
-    subject: str | None
-    valid_from: datetime
-    recorded_at: datetime
-    source: str
-
-    @property
-    def id(self) -> str:
-        return ids.fact(self.lineage)
-
-
-@dataclass(frozen=True)
 class Snapshot:
-    facts: list[StoredFact]
+    facts: list[Fact]
     total: int
     inbox: int = 0  # tasks waiting in the inbox of `inbox_space` (migration 0003)
     unread: int = 0  # unread messages to `inbox_space`
@@ -77,17 +64,7 @@ def read(
         "inbox_space": inbox_space or "",
     }
     data = psql_json(url, _SQL, variables, timeout=timeout)
-    rows = [
-        StoredFact(
-            lineage=int(r["lineage"]),
-            statement=r["statement"],
-            subject=r["subject"],
-            valid_from=datetime.fromisoformat(r["valid_from"]),
-            recorded_at=datetime.fromisoformat(r["recorded_at"]),
-            source=r["source"],
-        )
-        for r in data["facts"]
-    ]
+    rows = [from_json(Fact, r) for r in data["facts"]]
     return Snapshot(rows, int(data["total"]), int(data.get("inbox", 0)), int(data.get("unread", 0)))
 
 
