@@ -139,7 +139,8 @@ def apply(conn: psycopg.Connection, ops: list[tuple[Any, ...]]) -> None:
                 found = conn.execute(
                     "SELECT space, valid_from FROM facts WHERE lineage = %s LIMIT 1", (lineage,)
                 ).fetchone()
-                assert found is not None
+                if found is None:  # purged since: nothing left to revise
+                    continue
                 end = found[1] + timedelta(days=int(op[4])) if op[4] is not None else None
                 facts.revise(
                     conn, origin(found[0]), SPACES, lineage, statement=op[2], subject=op[3], valid_to=end
@@ -149,7 +150,8 @@ def apply(conn: psycopg.Connection, ops: list[tuple[Any, ...]]) -> None:
                 space = conn.execute(
                     "SELECT space FROM facts WHERE lineage = %s LIMIT 1", (lineage,)
                 ).fetchone()
-                assert space is not None
+                if space is None:  # purged since
+                    continue
                 facts.forget(conn, origin(space[0]), SPACES, lineage, op[2])
             elif kind == "note":
                 _, space, body, note_kind, tags = op
