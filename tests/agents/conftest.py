@@ -126,6 +126,18 @@ def opencode_plugin_package() -> Path:
 
 
 @pytest.fixture(scope="session")
+def cline_cli() -> Path:
+    return npm.ensure(npm.CLINE)
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> Path:
+    binary = npm.ensure(npm.COPILOT)
+    npm.copilot_package(binary)
+    return binary
+
+
+@pytest.fixture(scope="session")
 def claude_cli() -> Path:
     from e2e.claude import ensure_claude_cli
 

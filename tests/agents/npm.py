@@ -7,7 +7,8 @@ Installs are serialised with a file lock (pytest-xdist workers) and reused acros
 
 Pinned versions (``npm view PACKAGE version``, November 2026) and what one install costs here:
 Gemini CLI 0.61.0 ~10 s, Codex 0.171.0 ~11 s, OpenCode 1.18.33 ~15 s, OpenCode's plugin package
-~5 s. Cached runs cost nothing.
+~5 s, Cline 3.0.65 ~18 s, Copilot CLI 1.0.102 ~4 s (its first start then unpacks ~235 MB, ~4 s: see
+:func:`copilot_package`). Cached runs cost nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class Package:
 GEMINI = Package("@google/gemini-cli", "0.61.0", "gemini", "gemini-cli")
 CODEX = Package("@openai/codex", "0.171.0", "codex", "codex")
 OPENCODE = Package("opencode-ai", "1.18.33", "opencode", "opencode")
+#: The Cline CLI (a Bun binary from `@cline/cli-linux-x64`), not the VS Code extension.
+CLINE = Package("cline", "3.0.65", "cline", "cline")
+#: Copilot CLI: a Node loader and the native binary from `@github/copilot-linux-x64`.
+COPILOT = Package("@github/copilot", "1.0.102", "copilot", "copilot")
 #: OpenCode runs `npm install @opencode-ai/plugin@<its version>` in each config dir at start (which
 #: hangs without the registry); tests link a cached install into the config dir instead.
 OPENCODE_PLUGIN = Package("@opencode-ai/plugin", OPENCODE.version, "", "opencode-plugin")
@@ -63,10 +68,15 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def version_home() -> Path:
+    """The HOME of every `--version` check (a CLI may leave state there, never in a test's HOME)."""
+    return cache_dir() / ".version-home"
+
+
 def _version_ok(binary: Path, version: str) -> bool:
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         return False
-    home = cache_dir() / ".version-home"
+    home = version_home()
     home.mkdir(parents=True, exist_ok=True)
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "CODEX_HOME": str(home)}
     try:
@@ -139,3 +149,16 @@ def ensure(package: Package) -> Path:
                 f"not report {package.version}\n{proc.stderr[-3000:]}"
             )
         return found
+
+
+def copilot_package(binary: Path) -> Path:
+    """Copilot CLI unpacks its package (~235 MB: the JS, the native runtime) into
+    `$XDG_CACHE_HOME/copilot/pkg/` on its first start; the version check has done it under
+    :func:`version_home`. Tests link a fresh cache's `copilot/pkg` here, so each run starts in a
+    second and nothing else (its MCP tool cache) is shared between tests."""
+    pkg = version_home() / ".cache" / "copilot" / "pkg"
+    if not any(pkg.glob(f"*/{COPILOT.version}")):  # <platform>/<version>
+        with _locked(cache_dir() / f".{COPILOT.slug}-{COPILOT.version}.lock"):
+            if not _version_ok(binary, COPILOT.version) or not any(pkg.glob(f"*/{COPILOT.version}")):
+                raise NpmInstallError(f"{binary} --version did not unpack Copilot CLI into {pkg}")
+    return pkg

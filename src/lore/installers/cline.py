@@ -1,13 +1,20 @@
-"""Cline: the MCP server in Cline's `cline_mcp_settings.json` (in VS Code's global storage; Cline
-has no project-level MCP file) and a `TaskStart` hook: an executable script named after the event in
-`~/Documents/Cline/Hooks/` (project: `.clinerules/hooks/`).
+"""Cline, in both of its surfaces: the VS Code extension and the Cline CLI (npm `cline`, 3.x).
 
-- The hook input names the project in `workspaceRoots`; the answer is
-  `{"contextModification": ...}` (lore prints `{"cancel": false}` when it has nothing to add).
-- Cline starts MCP servers in `/`, answers no `roots/list` and expands no variables in its MCP
-  settings: the server cannot learn the project. User scope leaves it so (tools then resolve `/`,
-  usually to `default_space`, and doctor says so); `--project` pins the (global) server to this
-  project with `--workspace`, which then holds for every Cline task until you reinstall.
+- The MCP server goes into each surface's `cline_mcp_settings.json`: the extension's in VS Code's
+  global storage, the CLI's in `~/.cline/data/settings/` (`$CLINE_MCP_SETTINGS_PATH`,
+  `$CLINE_DATA_DIR/settings/`, `$CLINE_DIR/data/settings/`); the CLI does not read the extension's.
+  Neither has a project-level MCP file.
+- The `TaskStart` hook is an executable script named after the event in `~/Documents/Cline/Hooks/`
+  (project: `.clinerules/hooks/`), where both surfaces look. Its input names the project in
+  `workspaceRoots`; the answer is `{"contextModification": ...}` (lore prints `{"cancel": false}`
+  when it has nothing to add). The CLI (3.0.65, seen) runs it fire-and-forget and ignores what it
+  prints, so there the memory arrives only through the tools.
+- The extension starts MCP servers in `/`, answers no `roots/list` and expands no variables in its
+  MCP settings: its server cannot learn the project. User scope leaves it so (tools then resolve
+  `/`, usually to `default_space`, and doctor says so); `--project` pins the extension's (global)
+  server to this project with `--workspace`, which then holds for every extension task until you
+  reinstall. The CLI starts the server in its working directory (the project): its entry is never
+  pinned, and is written at user scope only.
 """
 
 from __future__ import annotations
@@ -17,25 +24,37 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import ConfigError
-from lore.installers import Check, Edits, Scope, checks, shared
+from lore.installers import Change, Check, Edits, Installer, Scope, checks, shared
 from lore.installers.client import Client
 from lore.installers.scripts import ScriptFile
 from lore.installers.servers import JsonServer
 
 NAME = "cline"
 EXTENSION = "saoudrizwan.claude-dev"
+SETTINGS = "cline_mcp_settings.json"
 _RUN = re.compile(r"^out=\$\((.*)\)$", re.MULTILINE)
 
 
 def paths(scope: Scope) -> tuple[Path, Path]:
-    """(cline_mcp_settings.json, the TaskStart hook script)."""
+    """(the extension's cline_mcp_settings.json, the TaskStart hook script)."""
     storage = shared.vscode_user_dir(scope.home, scope.env) / "globalStorage" / EXTENSION / "settings"
     hooks = (
         scope.project / ".clinerules" / "hooks"
         if scope.project
         else scope.home / "Documents" / "Cline" / "Hooks"
     )
-    return storage / "cline_mcp_settings.json", hooks / "TaskStart"
+    return storage / SETTINGS, hooks / "TaskStart"
+
+
+def cli_path(scope: Scope) -> Path:
+    """The Cline CLI's cline_mcp_settings.json, resolved as the CLI resolves it."""
+    env = scope.env
+    if env.get("CLINE_MCP_SETTINGS_PATH", "").strip():
+        return Path(env["CLINE_MCP_SETTINGS_PATH"].strip())
+    data = env.get("CLINE_DATA_DIR", "").strip()
+    if not data:
+        data = str(Path(env.get("CLINE_DIR", "").strip() or scope.home / ".cline") / "data")
+    return Path(data) / "settings" / SETTINGS
 
 
 def server_entry(lore: str, project: Path | None) -> dict[str, Any]:
@@ -71,7 +90,7 @@ def _foreign_hook(scope: Scope, lore: str, edits: Edits) -> None:
 
 
 def _shown(seen: checks.Seen) -> bool:
-    """The server is global: the user-scope check reports it, a project's only its own hook."""
+    """The servers are global: the user-scope check reports them, a project's only its own hook."""
     return bool(seen.hooks) or (seen.server is not None and not seen.scope.project)
 
 
@@ -83,8 +102,9 @@ def _server(seen: checks.Seen) -> list[Check]:
     if not (isinstance(args, list) and "--workspace" in args):
         out += seen.says(
             "WARN",
-            "Cline starts lore's server in / with no roots, so its tools use the space of / (usually "
-            "default_space) → `lore install cline --project` in your main project pins it there",
+            "the VS Code extension starts lore's server in / with no roots, so its tools use the "
+            "space of / (usually default_space) → `lore install cline --project` in your main project "
+            "pins it there (the Cline CLI starts it in the project)",
         )
     return out
 
@@ -97,22 +117,36 @@ def _executable(seen: checks.Seen, found: checks.Found) -> list[Check]:
 
 
 def notes(scope: Scope) -> list[str]:
+    cli = (
+        "The Cline CLI (3.x) runs the TaskStart hook but ignores what it prints: in the CLI the memory "
+        "arrives only when the model calls recall_facts or search_notes."
+    )
     if scope.project:
         return [
-            f"Cline's MCP settings are global: lore's tools now use {scope.project} as the workspace in "
-            "every Cline task, until you run `lore install cline` (or --project elsewhere) again."
+            "Cline's MCP settings are global: lore's tools in the VS Code extension now use "
+            f"{scope.project} as the workspace in every task, until you run `lore install cline` (or "
+            "--project elsewhere) again. The Cline CLI's server comes from `lore install cline` (user "
+            "scope) and starts in the project.",
+            cli,
         ]
     return [
-        "Cline starts MCP servers in / and gives them no project: lore's tools resolve / (usually your "
-        "default_space). The memory before each task is right (the TaskStart hook names the project). "
-        "To pin the tools to one project: `lore install cline --project` in it.",
-        "Cline runs hooks only when they are enabled in its settings.",
+        "The VS Code extension starts MCP servers in / and gives them no project: lore's tools resolve "
+        "/ (usually your default_space); the memory before each task is right (the TaskStart hook "
+        "names the project). To pin the extension's tools to one project: `lore install cline "
+        "--project` in it. The Cline CLI starts the server in the project.",
+        "The VS Code extension runs hooks only when they are enabled in its settings.",
+        cli,
     ]
 
 
 MCP = JsonServer(
-    lambda scope: paths(scope)[0], "mcpServers", lambda scope, lore: server_entry(lore, scope.project)
+    lambda scope: paths(scope)[0],
+    "mcpServers",
+    lambda scope, lore: server_entry(lore, scope.project),
+    " (VS Code extension)",
 )
+#: The CLI's entry: user scope only, never pinned (the CLI starts the server in the project).
+CLI_MCP = JsonServer(cli_path, "mcpServers", lambda scope, lore: server_entry(lore, None), " (Cline CLI)")
 TASK_START = ScriptFile(
     "TaskStart hook", lambda scope: paths(scope)[1], script, hook_lore, executable=True, marked=True
 )
@@ -120,7 +154,41 @@ DOCTOR = (
     _server,
     checks.each_hook(_executable, checks.hook_runs_lore),
     checks.no_hook("no TaskStart hook at {path} → run `lore install cline`"),
-    checks.first_run("start a Cline task (hooks must be enabled in Cline's settings)"),
+    checks.first_run("start a Cline task (the extension runs hooks only when they are enabled)"),
 )
 CLIENT = Client(NAME, "Cline", MCP, TASK_START, DOCTOR, notes, guards=(_foreign_hook,), shown=_shown)
-INSTALLER = CLIENT.installer()
+
+
+def install(scope: Scope, lore: str, edits: Edits) -> list[Change]:
+    changes = CLIENT.install(scope, lore, edits)
+    if scope.project:
+        return changes
+    return [changes[0], CLI_MCP.install(scope, lore, edits), *changes[1:]]
+
+
+def uninstall(scope: Scope, edits: Edits) -> list[Change]:
+    changes = CLIENT.uninstall(scope, edits)
+    cli = None if scope.project else CLI_MCP.uninstall(scope, edits)
+    if cli is None:
+        return changes
+    return [c for c in changes if c.action != "unchanged"] + [cli]
+
+
+def check(scope: Scope) -> list[Check]:
+    """The extension's checks, with the CLI's server (user scope) after the extension's."""
+    out = CLIENT.check(scope)
+    if scope.project:
+        return out
+    path, entry = cli_path(scope), CLI_MCP.read(scope)
+    if entry is not None:
+        cli = [shared.check_lore(CLI_MCP.lore(entry), f"cline (user) Cline CLI MCP server in {path}")]
+    elif out:  # installed for the extension only (before lore knew the CLI): say what the CLI lacks
+        cli = [
+            Check("WARN", f"cline (user): no MCP server in {path} for the Cline CLI → `lore install cline`")
+        ]
+    else:
+        cli = []
+    return out[:1] + cli + out[1:]
+
+
+INSTALLER = Installer(NAME, install, uninstall, check, notes)
