@@ -181,6 +181,19 @@ def revoke_user(conn: psycopg.Connection, user: str) -> int:
         return cur.rowcount
 
 
+def grant_expiry(conn: psycopg.Connection, token_id: int) -> tuple[bool, datetime | None]:
+    """(whether personal token `token_id` is live, when it expires): what OAuth tokens issued from
+    it may not outlive."""
+    row = conn.execute(_GRANT, (token_id,)).fetchone()
+    return (row is not None, row[0] if row else None)
+
+
+_GRANT = (
+    "SELECT expires_at FROM tokens WHERE id = %s AND kind = 'personal' AND revoked_at IS NULL "
+    "AND (expires_at IS NULL OR expires_at > now())"
+)
+
+
 def verify(
     conn: psycopg.Connection, secret: str, *, kinds: Sequence[str] = ("personal", "access")
 ) -> Principal | None:

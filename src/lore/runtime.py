@@ -37,6 +37,9 @@ log = logging.getLogger("lore.runtime")
 T = TypeVar("T")
 # The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
 WORKSPACE_HEADER = "x-lore-workspace"
+# The git remotes of that workspace, comma-separated, when the client can tell them: in sign-in mode
+# the server never looks at a path on its own disk, so this is all its remote rule sees.
+REMOTE_HEADER = "x-lore-remote"
 
 
 @dataclass
@@ -189,10 +192,27 @@ class Runtime:
         account = await self.accounts.fresh(user)
         return account.config, account.env(), f"{user}|{account.version}|"
 
-    async def session_for(self, workspace: str, source: str, rule: str) -> SessionContext:
+    async def session_for(
+        self, workspace: str, source: str, rule: str, remotes: str | None = None
+    ) -> SessionContext:
         """A session for a workspace named by the client (header, API parameter)."""
         config, env, _ = await self.scope()
-        return build(WorkspaceSignal(Path(file_path(workspace)), rule), config, env, source)
+        return self.resolve(WorkspaceSignal(Path(file_path(workspace)), rule), config, env, source, remotes)
+
+    def resolve(
+        self,
+        signal: WorkspaceSignal,
+        config: Config,
+        env: Mapping[str, str],
+        source: str,
+        remotes: str | None = None,
+    ) -> SessionContext:
+        """The session for a workspace. In sign-in mode the path is the user's, on their machine:
+        resolved as written (lore.spaces, lexical), never against this server's disk."""
+        if self.accounts is None:
+            return build(signal, config, env, source)
+        named = [r.strip() for r in (remotes or "").split(",") if r.strip()][:8]
+        return build(signal, config, env, source, lexical=True, remotes=named)
 
 
 def file_path(value: str) -> str:

@@ -6,13 +6,14 @@ Built once per agent session from signals the client gives (never from the model
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lore.config import Config
 from lore.spaces import Resolved, resolve
-from lore.workspace import WorkspaceSignal, git_info, workspace_name
+from lore.workspace import GitInfo, WorkspaceSignal, git_info, workspace_name
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class SessionContext:
     readable: tuple[str, ...]
     workspace_name: str
     source: str
+    root: Path  # "here" for handoffs: the git top-level (a worktree's own), else the directory
 
     @property
     def space(self) -> str:
@@ -49,9 +51,27 @@ class SessionContext:
         )
 
 
-def build(signal: WorkspaceSignal, config: Config, env: Mapping[str, str], source: str) -> SessionContext:
-    """Resolve the space for a workspace signal; raises SpaceError/AmbiguousSpace with the fix."""
+def build(
+    signal: WorkspaceSignal,
+    config: Config,
+    env: Mapping[str, str],
+    source: str,
+    *,
+    lexical: bool = False,
+    remotes: Sequence[str] = (),
+) -> SessionContext:
+    """Resolve the space for a workspace signal; raises SpaceError/AmbiguousSpace with the fix.
+
+    `lexical` (sign-in mode: the path names a directory on the user's machine, not the server's):
+    paths are compared as written, nothing on this machine's disk is looked at (no symlinks
+    resolved, no `.git` read), and the remote rule sees only the `remotes` the client named."""
     path = Path(signal.path)
+    if lexical:
+        git = GitInfo(path, path, tuple(remotes)) if remotes else None
+        resolved = resolve(path, config, env, git, lexical=True)
+        name = path.name or str(path)
+        readable = config.readable_spaces(resolved.space)
+        return SessionContext(signal, resolved, readable, name, source, root=Path(os.path.normpath(path)))
     git = git_info(path)
     resolved = resolve(path, config, env, git)
     return SessionContext(
@@ -60,4 +80,5 @@ def build(signal: WorkspaceSignal, config: Config, env: Mapping[str, str], sourc
         readable=config.readable_spaces(resolved.space),
         workspace_name=workspace_name(path, git),
         source=source,
+        root=git.toplevel if git is not None else Path(os.path.realpath(path)),
     )

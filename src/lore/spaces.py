@@ -44,8 +44,17 @@ class _Hit:
     target: str  # the normalised remote a remote pattern matched ("" for paths)
 
 
-def resolve(workspace: Path, config: Config, env: Mapping[str, str], git: GitInfo | None = None) -> Resolved:
-    """The session space for `workspace`. `git=None` means: look it up if a later rule needs it."""
+def resolve(
+    workspace: Path,
+    config: Config,
+    env: Mapping[str, str],
+    git: GitInfo | None = None,
+    *,
+    lexical: bool = False,
+) -> Resolved:
+    """The session space for `workspace`. `git=None` means: look it up if a later rule needs it,
+    unless `lexical`: then paths are compared as written and the disk is never looked at (the
+    workspace is on another machine: sign-in mode)."""
     ws = Path(os.path.normpath(os.path.abspath(expand_user(str(workspace), env))))
     file = _file(config)
 
@@ -59,11 +68,11 @@ def resolve(workspace: Path, config: Config, env: Mapping[str, str], git: GitInf
             )
         return Resolved(forced, "env", None, ws, f"LORE_SPACE={forced} is set in the environment")
 
-    hit = _best_path(ws, ws, config, env)
+    hit = _best_path(ws, ws, config, env, lexical)
     if hit is not None:
         return Resolved(hit.space, "path", hit.pattern, ws, f"path {hit.pattern} matches {ws}")
 
-    if git is None:
+    if git is None and not lexical:
         git = git_info(ws)
     if git is not None and git.is_worktree:
         real = Path(os.path.realpath(ws))
@@ -99,12 +108,14 @@ def path_match_length(pattern: str, workspace: Path, env: Mapping[str, str] | No
 # --- path rule ----------------------------------------------------------------------------------
 
 
-def _best_path(target: Path, ws: Path, config: Config, env: Mapping[str, str]) -> _Hit | None:
-    dirs, children = _anchors(target)
+def _best_path(
+    target: Path, ws: Path, config: Config, env: Mapping[str, str], lexical: bool = False
+) -> _Hit | None:
+    dirs, children = _anchors(target, lexical)
     best: dict[str, _Hit] = {}
     for space in config.spaces:
         for pattern in space.paths:
-            length = _match_length(pattern, env, dirs, children)
+            length = _match_length(pattern, env, dirs, children, lexical)
             if length is not None and (space.id not in best or length > best[space.id].length):
                 best[space.id] = _Hit(space.id, pattern, length, "")
     if not best:
@@ -120,15 +131,19 @@ def _best_path(target: Path, ws: Path, config: Config, env: Mapping[str, str]) -
     return tied[0]
 
 
-def _anchors(target: Path) -> tuple[set[str], dict[str, set[str]]]:
+def _anchors(target: Path, only_lexical: bool = False) -> tuple[set[str], dict[str, set[str]]]:
     """Every ancestor of `target` (itself included), lexical and resolved, as real directories, and
     the names found under each real parent. Resolving each lexical ancestor lets a symlinked project
-    directory still match a `*` pattern written for where the link lives."""
+    directory still match a `*` pattern written for where the link lives. `only_lexical`: the path
+    as written, resolved nowhere."""
     dirs: set[str] = set()
     children: dict[str, set[str]] = {}
     lexical = Path(os.path.normpath(os.path.abspath(target)))
-    resolved = Path(os.path.realpath(lexical))
-    for chain, is_real in (((lexical, *lexical.parents), False), ((resolved, *resolved.parents), True)):
+    chains: list[tuple[tuple[Path, ...], bool]] = [((lexical, *lexical.parents), only_lexical)]
+    if not only_lexical:
+        resolved = Path(os.path.realpath(lexical))
+        chains.append(((resolved, *resolved.parents), True))
+    for chain, is_real in chains:
         reals = [str(p) if is_real else os.path.realpath(p) for p in chain]
         dirs.update(reals)
         for i, p in enumerate(chain[:-1]):
@@ -137,16 +152,17 @@ def _anchors(target: Path) -> tuple[set[str], dict[str, set[str]]]:
 
 
 def _match_length(
-    pattern: str, env: Mapping[str, str], dirs: set[str], children: dict[str, set[str]]
+    pattern: str, env: Mapping[str, str], dirs: set[str], children: dict[str, set[str]], lexical: bool = False
 ) -> int | None:
     full = expand_user(pattern.strip(), env)
+    canonical = os.path.normpath if lexical else os.path.realpath
     if full.endswith("*"):
         parent, stem = os.path.split(full[:-1])
-        real_parent = os.path.realpath(parent or os.sep)
+        real_parent = canonical(parent or os.sep)
         if any(name.startswith(stem) for name in children.get(real_parent, ())):
             return len(os.path.join(real_parent, stem))
         return None
-    real = os.path.realpath(full)
+    real = canonical(full)
     return len(real) if real in dirs else None
 
 

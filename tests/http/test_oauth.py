@@ -144,3 +144,105 @@ async def test_oauth_flow_signs_in_as_the_tokens_user(
 def test_oauth_refuses_a_plain_http_public_url(lore_env: dict[str, str]) -> None:
     done = run_lore(lore_env, "serve", "--oauth", "--public-url", "http://lore.example.com", "--port", "9")
     assert done.returncode == 1 and "HTTPS" in done.stderr and "--public-url" in done.stderr
+
+
+def _register(server: Server, **metadata: object) -> httpx2.Response:
+    body = {"client_name": "Agent", "redirect_uris": [REDIRECT], **metadata}
+    return httpx2.post(f"{server.url}/register", json=body, timeout=10)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "http://evil.example/cb",
+        "http://127.0.0.1.evil.example/cb",
+        "myapp://callback",
+        "ftp://files.example/cb",
+        "https://ok.example/cb#frag",
+    ],
+)
+def test_registration_refuses_a_redirect_that_is_not_https_or_loopback(
+    oauth_server: Server, conn: psycopg.Connection, uri: str
+) -> None:
+    refused = _register(oauth_server, redirect_uris=[REDIRECT, uri])
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"] == "invalid_redirect_uri"
+    assert conn.execute("SELECT count(*) FROM oauth_clients").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["https://agent.example/cb", "http://127.0.0.1:33418/cb", "http://localhost/cb", "http://[::1]:9/cb"],
+)
+def test_registration_takes_https_and_loopback_redirects(oauth_server: Server, uri: str) -> None:
+    taken = _register(oauth_server, redirect_uris=[uri])
+    assert taken.status_code == 201, taken.text
+
+
+def test_registration_is_bounded_in_size_and_rate(oauth_server: Server, conn: psycopg.Connection) -> None:
+    huge = _register(oauth_server, client_name="x" * (1024 * 1024))
+    assert huge.status_code == 413, huge.text
+    long_name = _register(oauth_server, client_name="x" * 101)
+    assert long_name.status_code == 400 and long_name.json()["error"] == "invalid_client_metadata"
+    answers = [_register(oauth_server).status_code for _ in range(15)]
+    assert answers[:9] == [201] * 9 and 429 in answers, answers  # 10 a minute per address (one spent above)
+    limited = _register(oauth_server)
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    registered = conn.execute("SELECT count(*) FROM oauth_clients").fetchone()
+    assert registered is not None and registered[0] <= 10
+
+
+async def test_the_consent_page_shows_where_the_code_goes(
+    oauth_server: Server, conn: psycopg.Connection
+) -> None:
+    """A client may call itself "Claude Code": the page says, big, which host receives the access."""
+    registered = _register(oauth_server, client_name="Claude Code", redirect_uris=["https://evil.example/cb"])
+    assert registered.status_code == 201, registered.text
+    client_id = registered.json()["client_id"]
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": "https://evil.example/cb",
+        "code_challenge": "x" * 43,
+        "code_challenge_method": "S256",
+        "state": "s",
+    }
+    start = httpx2.get(f"{oauth_server.url}/authorize", params=query, follow_redirects=True, timeout=10)
+    assert start.status_code == 200, start.text
+    assert "calls itself <b>Claude Code</b>" in start.text
+    assert "Signing in sends your access to <b>evil.example</b>" in start.text
+
+
+def test_expired_requests_and_codes_are_pruned(oauth_server: Server, conn: psycopg.Connection) -> None:
+    registered = _register(oauth_server)
+    client_id = registered.json()["client_id"]
+    personal = token(conn, "alice")
+    grant = conn.execute("SELECT id FROM tokens").fetchone()
+    assert personal and grant is not None
+    conn.execute(
+        "INSERT INTO oauth_requests (hash, client_id, params, expires_at) "
+        "VALUES (sha256('old-request'), %s, '{}', now() - interval '1 hour')",
+        (client_id,),
+    )
+    conn.execute(
+        "INSERT INTO oauth_codes (hash, client_id, user_name, grant_id, params, expires_at) "
+        "VALUES (sha256('old-code'), %s, 'alice', %s, '{}', now() - interval '1 hour')",
+        (client_id, grant[0]),
+    )
+    conn.commit()
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": "x" * 43,
+        "code_challenge_method": "S256",
+    }
+    assert httpx2.get(f"{oauth_server.url}/authorize", params=query, timeout=10).status_code in (200, 302)
+    left = conn.execute(
+        "SELECT (SELECT count(*) FROM oauth_requests WHERE expires_at <= now()), "
+        "(SELECT count(*) FROM oauth_codes)"
+    ).fetchone()
+    assert left == (0, 0)

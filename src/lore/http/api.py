@@ -39,11 +39,11 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore import clients, facts, inbox, overview, render, userconfig, validate
+from lore import clients, facts, handoffs, inbox, overview, render, userconfig, validate
 from lore.errors import InvalidInput, LoreError, NotFound, Refused
 from lore.http import guard
 from lore.http.guard import foreign_origin
-from lore.runtime import WORKSPACE_HEADER, Runtime
+from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.session import SessionContext
 from lore.timeline import When, parse_time
 
@@ -140,16 +140,24 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         session = await _session(request, client)
         budget = render.clamp_budget(state.config().session_start_max_chars, client)
         name = session.workspace_name
-        rows, total, waiting = await state.run(
+        hours = state.config().handoff_max_age_hours
+        rows, total, waiting, last = await state.run(
             lambda c: (
                 facts.query(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
                 facts.count(c, session.readable),
                 overview.waiting(c, session.space),
+                handoffs.last_session(c, session.space, str(session.root), hours),
             )
         )
         status = inbox.status_line(*waiting)
         out = render.session_start(
-            rows, space=session.space, workspace_name=name, max_chars=budget, total=total, status_line=status
+            rows,
+            space=session.space,
+            workspace_name=name,
+            max_chars=budget,
+            total=total,
+            status_line=status,
+            last=last,
         )
         return JSONResponse(
             {
@@ -224,7 +232,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
                 "no workspace: pass ?workspace=<project dir> or the X-Lore-Workspace header",
                 "name the directory the agent works in (an absolute path)",
             )
-        return await state.session_for(value.strip(), source, "api workspace")
+        remotes = request.headers.get(REMOTE_HEADER)
+        return await state.session_for(value.strip(), source, "api workspace", remotes)
 
 
 def _browser_refusal(request: Request, sign_in: bool) -> Response | None:

@@ -17,6 +17,7 @@ from lore.accounts import Accounts
 from lore.db import migrate
 from lore.errors import LoreError
 from lore.http import api
+from lore.http.limits import RegistrationGuard
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
 from lore.mcp.server import AppState, create_server
 
@@ -84,6 +85,8 @@ def build(state: AppState, options: Options) -> Starlette:
         stateless_http=options.stateless,
         max_sessions=int(os.environ.get("LORE_MAX_SESSIONS", "10000")),
     )
+    if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
+        app.add_middleware(RegistrationGuard)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.web.app import mount
 

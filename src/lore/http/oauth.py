@@ -11,16 +11,17 @@ replica can answer any step.
 from __future__ import annotations
 
 import html
-import json
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import (
     AuthorizationCode,
     AuthorizationParams,
     IdentityAssertionParams,
     RefreshToken,
+    RegistrationError,
     TokenError,
     construct_redirect_uri,
 )
@@ -29,7 +30,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from lore import auth
+from lore import auth, oauth_store
 from lore.http.signin import SCOPE, LoreAccessToken, access_token
 from lore.runtime import Runtime
 
@@ -60,31 +61,27 @@ class OAuthProvider:
     # --- clients ---------------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        sql = "SELECT info FROM oauth_clients WHERE client_id = %s"
-        row = await self.state.run(lambda c: c.execute(sql, (client_id,)).fetchone())
-        return OAuthClientInformationFull.model_validate(row[0]) if row else None
+        info = await self.state.run(lambda c: oauth_store.client(c, client_id))
+        return OAuthClientInformationFull.model_validate(info) if info else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        info = json.dumps(client_info.model_dump(mode="json", exclude_none=True))
-        await self.state.run(
-            lambda c: c.execute(
-                "INSERT INTO oauth_clients (client_id, info) VALUES (%s, %s::jsonb)",
-                (client_info.client_id, info),
-            )
-        )
+        """Refused unless every redirect goes to https or to this machine's loopback (where a native
+        client listens), and the name is short: the consent page shows both."""
+        check_registration(client_info)
+        info = client_info.model_dump(mode="json", exclude_none=True)
+        await self.state.run(lambda c: oauth_store.register(c, str(client_info.client_id), info))
 
     # --- authorization: the user signs in with a personal token ---------------------------------
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         request_id = secrets.token_urlsafe(32)
-        data = json.dumps(params.model_dump(mode="json"))
-        await self.state.run(
-            lambda c: c.execute(
-                "INSERT INTO oauth_requests (hash, client_id, params, expires_at) "
-                "VALUES (%s, %s, %s::jsonb, now() + %s)",
-                (auth.digest(request_id), client.client_id, data, REQUEST_TTL),
-            )
-        )
+        data = params.model_dump(mode="json")
+
+        def add(conn: Any) -> None:
+            oauth_store.prune(conn)  # expired requests and codes go as new ones come
+            oauth_store.add_request(conn, request_id, str(client.client_id), data, REQUEST_TTL)
+
+        await self.state.run(add)
         return f"{self.base_url}{SIGN_IN_PATH}?request={request_id}"
 
     def register_routes(self, server: MCPServer[Any]) -> None:
@@ -95,7 +92,7 @@ class OAuthProvider:
                 pending = await self._pending(request_id)
                 if pending is None:
                     return _page("This sign-in link has expired. Start again from your agent.", status=400)
-                return _form(request_id, pending[0])
+                return _form(request_id, pending[0], _redirect_host(pending[1]))
             form = await request.form()
             request_id, secret = str(form.get("request", "")), str(form.get("token", "")).strip()
             pending = await self._pending(request_id)
@@ -103,7 +100,8 @@ class OAuthProvider:
                 return _page("This sign-in link has expired. Start again from your agent.", status=400)
             principal = await self.state.run(lambda c: auth.verify(c, secret, kinds=("personal",)))
             if principal is None:
-                return _form(request_id, pending[0], error="That token is not valid.", status=401)
+                host = _redirect_host(pending[1])
+                return _form(request_id, pending[0], host, error="That token is not valid.", status=401)
             redirect = await self.state.run(lambda c: self._issue_code(c, request_id, principal))
             if redirect is None:
                 return _page("This sign-in link has expired. Start again from your agent.", status=400)
@@ -113,32 +111,17 @@ class OAuthProvider:
         """(client name, authorization params) of a live request."""
         if not request_id or len(request_id) > 100:
             return None
-        row = await self.state.run(
-            lambda c: c.execute(
-                """SELECT coalesce(k.info->>'client_name', r.client_id), r.params
-                   FROM oauth_requests r JOIN oauth_clients k USING (client_id)
-                   WHERE r.hash = %s AND r.expires_at > now()""",
-                (auth.digest(request_id),),
-            ).fetchone()
-        )
-        return (str(row[0]), dict(row[1])) if row else None
+        return await self.state.run(lambda c: oauth_store.pending(c, request_id))
 
     def _issue_code(self, conn: Any, request_id: str, principal: auth.Principal) -> str | None:
         with conn.transaction():
-            row = conn.execute(
-                "DELETE FROM oauth_requests WHERE hash = %s AND expires_at > now() "
-                "RETURNING client_id, params",
-                (auth.digest(request_id),),
-            ).fetchone()
-            if row is None:
+            taken = oauth_store.take_request(conn, request_id)
+            if taken is None:
                 return None
             code = secrets.token_urlsafe(32)
-            conn.execute(
-                "INSERT INTO oauth_codes (hash, client_id, user_name, grant_id, params, expires_at) "
-                "VALUES (%s, %s, %s, %s, %s::jsonb, now() + %s)",
-                (auth.digest(code), row[0], principal.user, principal.token_id, json.dumps(row[1]), CODE_TTL),
-            )
-        params = AuthorizationParams.model_validate(row[1])
+            client_id, data = taken
+            oauth_store.add_code(conn, code, client_id, principal.user, principal.token_id, data, CODE_TTL)
+        params = AuthorizationParams.model_validate(data)
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
     # --- codes and tokens ----------------------------------------------------------------------
@@ -147,11 +130,7 @@ class OAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> LoreCode | None:
         row = await self.state.run(
-            lambda c: c.execute(
-                """SELECT user_name, grant_id, params, extract(epoch FROM expires_at)
-                   FROM oauth_codes WHERE hash = %s AND client_id = %s""",
-                (auth.digest(authorization_code), client.client_id),
-            ).fetchone()
+            lambda c: oauth_store.load_code(c, authorization_code, str(client.client_id))
         )
         if row is None:
             return None
@@ -174,13 +153,10 @@ class OAuthProvider:
     ) -> OAuthToken:
         def exchange(conn: Any) -> OAuthToken:
             with conn.transaction():
-                used = conn.execute(
-                    "DELETE FROM oauth_codes WHERE hash = %s RETURNING user_name",
-                    (auth.digest(authorization_code.code),),
-                ).fetchone()
-                if used is None:
+                user = oauth_store.take_code(conn, authorization_code.code)
+                if user is None:
                     raise TokenError("invalid_grant", "authorization code already used")
-                return self._tokens(conn, used[0], str(client.client_id), authorization_code.grant_id)
+                return self._tokens(conn, user, str(client.client_id), authorization_code.grant_id)
 
         return await self.state.run(exchange)
 
@@ -233,15 +209,10 @@ class OAuthProvider:
 
     def _tokens(self, conn: Any, user: str, client_id: str, grant_id: int) -> OAuthToken:
         """A refresh token under the grant and an access token under it; none past the grant's life."""
-        row = conn.execute(
-            "SELECT expires_at FROM tokens WHERE id = %s AND kind = 'personal' AND revoked_at IS NULL "
-            "AND (expires_at IS NULL OR expires_at > now())",
-            (grant_id,),
-        ).fetchone()
-        if row is None:
+        live, limit = auth.grant_expiry(conn, grant_id)
+        if not live:
             raise TokenError("invalid_grant", "the token used to sign in was revoked or has expired")
         now = datetime.now(UTC)
-        limit: datetime | None = row[0]
 
         def cap(ttl: timedelta) -> datetime:
             return min(now + ttl, limit) if limit is not None else now + ttl
@@ -262,6 +233,38 @@ class OAuthProvider:
         )
 
 
+# --- registration ----------------------------------------------------------------------------------
+
+MAX_CLIENT_NAME = 100
+MAX_REDIRECT_URIS = 10
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def check_registration(info: OAuthClientInformationFull) -> None:
+    """RFC 8252 for native clients, RFC 9700 for the rest: a redirect URI is `https:` with a host, or
+    `http:` to this machine's loopback; never `javascript:`, `data:`, `file:` or a custom scheme
+    that any app could claim. A name the consent page can show in one line."""
+    name = info.client_name or ""
+    if len(name) > MAX_CLIENT_NAME or any(ord(ch) < 32 for ch in name):
+        raise RegistrationError(
+            "invalid_client_metadata",
+            f"client_name must be at most {MAX_CLIENT_NAME} printable characters",
+        )
+    uris = [str(u) for u in info.redirect_uris or []]
+    if not uris or len(uris) > MAX_REDIRECT_URIS:
+        raise RegistrationError("invalid_redirect_uri", f"give 1 to {MAX_REDIRECT_URIS} redirect_uris")
+    for uri in uris:
+        parts = urlsplit(uri)
+        host = (parts.hostname or "").lower()
+        secure = parts.scheme == "https" and bool(host)
+        local = parts.scheme == "http" and (host in LOOPBACK or parts.netloc.split(":")[0] in LOOPBACK)
+        if not (secure or local) or parts.fragment:
+            raise RegistrationError(
+                "invalid_redirect_uri",
+                f"{uri[:100]!r}: a redirect URI must be https, or http to 127.0.0.1 / localhost / [::1]",
+            )
+
+
 # --- the sign-in page ----------------------------------------------------------------------------
 
 
@@ -276,10 +279,19 @@ def _page(body: str, *, status: int = 200) -> HTMLResponse:
     )
 
 
-def _form(request_id: str, client: str, *, error: str = "", status: int = 200) -> HTMLResponse:
+def _redirect_host(params: dict[str, Any]) -> str:
+    """Where signing in sends the browser (and the code): the redirect URI's host, as registered."""
+    return urlsplit(str(params.get("redirect_uri", ""))).netloc or "(unknown)"
+
+
+def _form(request_id: str, client: str, host: str, *, error: str = "", status: int = 200) -> HTMLResponse:
     problem = f"<p style='color:#b00'>{html.escape(error)}</p>" if error else ""
     return _page(
-        f"<p><b>{html.escape(client)}</b> asks to use your lore memory.</p>{problem}"
+        f"<p>An application that calls itself <b>{html.escape(client)}</b> asks to use your lore memory."
+        "</p><p style='font-size:1.25rem;border:2px solid #b60;padding:.6rem'>Signing in sends your access "
+        f"to <b>{html.escape(host)}</b>.<br><small>Continue only if that is the program you are signing "
+        "in to (a local agent shows 127.0.0.1 or localhost).</small></p>"
+        f"{problem}"
         "<form method='post'>"
         f"<input type='hidden' name='request' value='{html.escape(request_id, quote=True)}'>"
         "<p><label>Your lore token (from <code>lore token create YOU</code>)<br>"

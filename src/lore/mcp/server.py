@@ -30,8 +30,8 @@ from pydantic import ValidationError
 from lore import __version__, retrieve
 from lore.config import Config
 from lore.errors import ConfigError, LoreError
-from lore.runtime import WORKSPACE_HEADER, Runtime, file_path
-from lore.session import SessionContext, build
+from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
+from lore.session import SessionContext
 from lore.workspace import WorkspaceSignal, choose_workspace, usable
 
 log = logging.getLogger("lore.mcp")
@@ -78,12 +78,13 @@ class AppState(Runtime):
     ) -> SessionContext:
         params = ctx.session.client_params
         source = params.client_info.name if params is not None and params.client_info else "unknown"
+        remotes = (ctx.headers or {}).get(REMOTE_HEADER) if self.transport == "http" else None
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
             # An unexpanded `${PWD}` or a relative path names nothing on this server: use roots.
             if usable(header) and Path(file_path(header)).is_absolute():
                 signal = WorkspaceSignal(Path(file_path(header)), "header X-Lore-Workspace")
-                return build(signal, config, env, source)
+                return self.resolve(signal, config, env, source, remotes)
             if header:
                 log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
         cached = self._sessions.get(key) if key else None
@@ -91,7 +92,7 @@ class AppState(Runtime):
             if cached.config is config:
                 return cached.context
             # The config changed: the same workspace, resolved again (roots are not asked again).
-            resolved = build(cached.context.signal, config, env, source)
+            resolved = self.resolve(cached.context.signal, config, env, source, remotes)
         else:
             roots: list[str] = []
             # Over HTTP the server's own environment and directory say nothing about the client.
@@ -106,7 +107,7 @@ class AppState(Runtime):
                         "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
                         "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
                     )
-            resolved = build(signal, config, env, source)
+            resolved = self.resolve(signal, config, env, source, remotes)
             log.info("session %s: %s", source, resolved.describe())
         if key:
             if len(self._sessions) > MAX_CACHED_SESSIONS:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore import inbox, messages, overview, session, tasks, validate
+from lore import inbox, messages, overview, tasks, validate
 from lore.config import stale_paths
 from lore.errors import InvalidInput, LoreError
 from lore.web import svg
@@ -55,7 +55,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
                 "seen": [s for s in seen if s.space == space.id][:8],
             }
         )
-    which = _which(viewer, request.query_params.get("which", "").strip())
+    which = _which(ui, viewer, request.query_params.get("which", "").strip())
     default = viewer.name(config.default_space) if config.default_space else None
     path = str(config.path) if config.path and not ui.sign_in else None  # sign-in: a pushed config
     return ui.page(
@@ -70,7 +70,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     )
 
 
-def _which(viewer: Viewer, directory: str) -> dict[str, Any] | None:
+def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | None:
     """`lore which DIR` on the page: the space a directory resolves to, and why (or the error)."""
     if not directory:
         return None
@@ -78,7 +78,8 @@ def _which(viewer: Viewer, directory: str) -> dict[str, Any] | None:
     if len(directory) > 4096 or "\x00" in directory:
         return out | {"error": "That is not a directory path."}
     try:
-        resolved = session.build(WorkspaceSignal(Path(directory), "web"), viewer.config, viewer.env, "web")
+        # In sign-in mode the directory is on the person's machine: resolved as written (Runtime.resolve).
+        resolved = ui.state.resolve(WorkspaceSignal(Path(directory), "web"), viewer.config, viewer.env, "web")
     except LoreError as exc:
         return out | {"error": exc.message, "hint": exc.hint}
     reads = [viewer.name(s) for s in resolved.readable if s != resolved.space]
