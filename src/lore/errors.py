@@ -11,6 +11,7 @@ LoreError                 base; `message` + `hint` (the next action)
 │   ├── StoreError        the hook's one query (psql) failed or did not answer in time
 │   └── RemoteError       the hosted server refused, failed or did not answer
 ├── InvalidInput          a tool or command argument is wrong; nothing was written
+│   └── TooLarge          a request body over its cap, refused before it was read whole
 ├── NotFound              an id that this session cannot see (other spaces look the same)
 ├── Conflict              a concurrent writer changed the row first; retry
 └── Refused               the request is understood but not allowed (e.g. a `space` argument)
@@ -48,6 +49,10 @@ class DatabaseError(LoreError):
 
 
 class InvalidInput(LoreError):
+    pass
+
+
+class TooLarge(InvalidInput):
     pass
 
 

@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore import clients, facts, handoffs, inbox, overview, render, userconfig, validate
-from lore.errors import InvalidInput, LoreError, NotFound, Refused
+from lore.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
 from lore.http import guard
 from lore.http.guard import foreign_origin
 from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
@@ -232,6 +232,11 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
                 "no workspace: pass ?workspace=<project dir> or the X-Lore-Workspace header",
                 "name the directory the agent works in (an absolute path)",
             )
+        if len(value) > 4096 or any(ord(ch) < 32 for ch in value):
+            raise InvalidInput(
+                "the workspace is not a directory path (over 4,096 characters, or a control character)",
+                "name the directory the agent works in (an absolute path)",
+            )
         remotes = request.headers.get(REMOTE_HEADER)
         return await state.session_for(value.strip(), source, "api workspace", remotes)
 
@@ -249,10 +254,12 @@ def _browser_refusal(request: Request, sign_in: bool) -> Response | None:
 async def _json(request: Request) -> dict[str, Any]:
     raw = await guard.read_capped(request, MAX_BODY)
     if raw is None:
-        raise InvalidInput(f"request body over {MAX_BODY // 1024} KiB", "send less")
+        raise TooLarge(
+            f"request body over {MAX_BODY // 1024} KiB", "send less (one fact or config per request)"
+        )
     try:
         data = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise InvalidInput("the request body is not JSON", "send a JSON object") from None
     if not isinstance(data, dict):
         raise InvalidInput("the request body is not a JSON object", "send a JSON object")

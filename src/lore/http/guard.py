@@ -27,10 +27,12 @@ from lore.errors import (
     NotFound,
     Refused,
     SpaceError,
+    TooLarge,
 )
 
 log = logging.getLogger("lore.http")
 STATUS: list[tuple[type[LoreError], int]] = [
+    (TooLarge, 413),
     (InvalidInput, 400),
     (NotFound, 404),
     (Refused, 403),
