@@ -10,6 +10,7 @@ session never reads the messages it sent itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
 import psycopg
 from psycopg.rows import class_row
@@ -174,6 +175,29 @@ async def claim_reply(conn: psycopg.AsyncConnection, space: str, num: int, reade
     async with conn.cursor(row_factory=class_row(Message)) as cur:
         await cur.execute(_CLAIM_REPLY, {"space": space, "num": num, "reader": reader})
         return await cur.fetchone()
+
+
+def claim_reply_now(conn: psycopg.Connection, space: str, num: int, reader: str) -> Message | None:
+    """`claim_reply` on a pooled (synchronous) connection: what a waiter of lore.replies runs."""
+    with conn.cursor(row_factory=class_row(Message)) as cur:
+        cur.execute(_CLAIM_REPLY, {"space": space, "num": num, "reader": reader})
+        return cur.fetchone()
+
+
+async def await_reply(
+    claim: Callable[[], Awaitable[Message | None]], woken: Callable[[float], Awaitable[bool]], timeout: float
+) -> Message | None:
+    """Claim the reply now, and again each time `woken` says a message arrived, until `timeout`
+    seconds pass (lore.replies: the waiting is on a shared LISTEN, never a poll)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = await claim()
+        if found is not None:
+            return found
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        await woken(remaining)
 
 
 async def since(

@@ -12,14 +12,15 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from lore.accounts import Accounts
 from lore.db import migrate
 from lore.errors import LoreError
 from lore.http import api
-from lore.http.limits import RegistrationGuard
+from lore.http.limits import RegistrationGuard, UserLimits
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
-from lore.mcp.server import AppState, create_server
+from lore.mcp.server import AppState, LoreServer, create_server
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,27 @@ def build(state: AppState, options: Options) -> Starlette:
     )
     if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
         app.add_middleware(RegistrationGuard)
+    if options.sign_in:  # one user cannot take the server's sessions or requests from the others
+        _limit_users(app, server)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.web.app import mount
 
     app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
     return app
+
+
+def _limit_users(app: Starlette, server: LoreServer) -> None:
+    """Per-user limits in front of `/mcp` (lore.http.limits.UserLimits), inside the SDK's bearer
+    authentication so that the user is known."""
+    env = os.environ
+    for route in app.routes:
+        if isinstance(route, Route) and route.path == "/mcp":
+            route.app = UserLimits(
+                route.app,
+                lambda: set(server.session_manager._server_instances),  # the SDK's live sessions
+                sessions=int(env.get("LORE_USER_MAX_SESSIONS", "64")),
+                rate=float(env.get("LORE_USER_RATE", "50")),
+                burst=float(env.get("LORE_USER_BURST", "200")),
+            )
+            return
+    raise AssertionError("the MCP app has no /mcp route")

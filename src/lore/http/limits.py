@@ -107,3 +107,63 @@ def _capped(receive: Receive, limit: int) -> Receive:
         return message
 
     return wrapped
+
+
+class UserLimits:
+    """In front of `/mcp` in sign-in mode, after the bearer token was checked (scope["user"]): each
+    user may open `sessions` MCP sessions and send `rate` requests a second (bursts of `burst`);
+    past that, 429 with Retry-After for that user alone. The JSON API (the hosted hook, `lore
+    config push`) and everyone else's requests are not counted against them.
+
+    Open sessions are the ids this server handed out (the `mcp-session-id` of each initialize
+    answer), minus those the SDK's session manager no longer holds (closed, idle, deleted)."""
+
+    def __init__(
+        self, app: ASGIApp, live: Callable[[], set[str]], *, sessions: int, rate: float, burst: float
+    ) -> None:
+        self.app = app
+        self.live = live  # the session ids the SDK still serves
+        self.sessions = sessions
+        self.buckets = Buckets(rate, burst)
+        self._open: dict[str, set[str]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        user = _user(scope)
+        if scope["type"] != "http" or user is None:
+            await self.app(scope, receive, send)  # not signed in: the SDK answers 401
+            return
+        wait = self.buckets.take(user)
+        if wait:
+            await refuse(send, 429, "rate_limited", "too many requests from this user: slow down", wait)
+            return
+        headers = dict(scope.get("headers") or [])
+        if scope.get("method") != "POST" or b"mcp-session-id" in headers:
+            await self.app(scope, receive, send)
+            return
+        mine = self._open.setdefault(user, set())
+        mine &= self.live()
+        if len(mine) >= self.sessions:
+            await refuse(
+                send,
+                429,
+                "too_many_sessions",
+                f"this user has {len(mine)} MCP sessions open (the limit is {self.sessions}): close one",
+                retry_after=30,
+            )
+            return
+
+        async def noting(message: Message) -> None:
+            if message.get("type") == "http.response.start":
+                for name, value in message.get("headers") or []:
+                    if name.lower() == b"mcp-session-id":
+                        mine.add(value.decode("latin-1"))
+            await send(message)
+
+        await self.app(scope, receive, noting)
+
+
+def _user(scope: Scope) -> str | None:
+    """The signed-in user of a request the SDK's bearer middleware authenticated, else None."""
+    token = getattr(scope.get("user"), "access_token", None)
+    subject = getattr(token, "subject", None)
+    return str(subject) if subject else None

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from lore import __version__, retrieve
 from lore.config import Config
 from lore.errors import ConfigError, LoreError
+from lore.replies import Replies
 from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
 from lore.session import SessionContext
 from lore.workspace import WorkspaceSignal, choose_workspace, usable
@@ -59,6 +60,21 @@ class AppState(Runtime):
     _sessions: dict[str, _Cached] = field(default_factory=dict)
     # stdio serves one session per server; HTTP sessions are told apart by their MCP session id.
     stdio_session: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    # Every send_message that waits shares one LISTEN connection (started in the lifespan).
+    replies: Replies = field(init=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.replies = Replies(
+            self._database_conninfo,
+            per_user=int(self.env.get("LORE_USER_MAX_WAITS", "16")),
+            total=int(self.env.get("LORE_MAX_WAITS", "1000")),
+        )
+
+    def _database_conninfo(self) -> str:
+        info = self.pool().conninfo
+        return str(info() if callable(info) else info)
+
     # The space each session was last given (key: user|session): to say so when it changes.
     _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
 
@@ -246,7 +262,10 @@ def create_server(
         state.warm()
         retrieve.start(state)  # background embedding; loads no model until a row needs one
         try:
-            yield state
+            async with anyio.create_task_group() as group:
+                state.replies.attach(group)  # the reply listener runs here, started on first wait
+                yield state
+                group.cancel_scope.cancel()
         finally:
             await anyio.to_thread.run_sync(state.close)
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 
 from lore import inbox, messages, tasks, validate
-from lore.listen import CHANNEL_MESSAGES, Listener
 from lore.mcp.server import AppState, result
 
 
@@ -107,13 +105,16 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         if not wait:
             sent = await state.run(send)
             return result(f"Sent {sent.id} to {sent.to_space}.", {"id": sent.id, "to": sent.to_space})
-        info = (await anyio.to_thread.run_sync(state.pool)).conninfo
-        url = info() if callable(info) else info
-        # LISTEN before sending: a reply cannot slip in between.
-        async with Listener(url, [CHANNEL_MESSAGES]) as listener:
+        reader = f"{session.source} (waiting sender)"
+        # Listening (the process's one LISTEN connection, lore.replies) before sending: a reply
+        # cannot slip in between.
+        async with state.replies.expecting(session.space, state.user() or "") as woken:
             sent = await state.run(send)
-            reader = f"{session.source} (waiting sender)"
-            reply = await messages.wait_for_reply(listener, session.space, sent.num, reader, wait)
+
+            async def claim() -> messages.Message | None:
+                return await state.run(lambda c: messages.claim_reply_now(c, session.space, sent.num, reader))
+
+            reply = await messages.await_reply(claim, woken, wait)
         if reply is None:
             return result(
                 f"Sent {sent.id} to {sent.to_space}; no reply within {wait:g} s. "
