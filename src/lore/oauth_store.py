@@ -21,7 +21,8 @@ UNUSED_CLIENT_TTL = timedelta(days=1)
 _CLIENT = "SELECT info FROM oauth_clients WHERE client_id = %s"
 _REGISTER = "INSERT INTO oauth_clients (client_id, info) VALUES (%s, %s::jsonb)"
 _REQUEST = (
-    "INSERT INTO oauth_requests (hash, client_id, params, expires_at) VALUES (%s, %s, %s::jsonb, now() + %s)"
+    "INSERT INTO oauth_requests (hash, client_id, params, expires_at)"
+    " VALUES (%s, %s, %s::jsonb, now() + %s::interval)"
 )
 _PENDING = """
 SELECT coalesce(k.info->>'client_name', r.client_id), r.params
@@ -32,7 +33,7 @@ _TAKE_REQUEST = (
 )
 _CODE = """
 INSERT INTO oauth_codes (hash, client_id, user_name, grant_id, params, expires_at)
-VALUES (%s, %s, %s, %s, %s::jsonb, now() + %s)"""
+VALUES (%s, %s, %s, %s, %s::jsonb, now() + %s::interval)"""
 _LOAD_CODE = """
 SELECT user_name, grant_id, params, extract(epoch FROM expires_at)
   FROM oauth_codes WHERE hash = %s AND client_id = %s"""
@@ -41,7 +42,7 @@ _PRUNE_REQUESTS = "DELETE FROM oauth_requests WHERE expires_at <= now()"
 _PRUNE_CODES = "DELETE FROM oauth_codes WHERE expires_at <= now()"
 _PRUNE_CLIENTS = """
 DELETE FROM oauth_clients k
- WHERE k.created_at < now() - %s
+ WHERE k.created_at < now() - %s::interval
    AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.client_id = k.client_id)
    AND NOT EXISTS (SELECT 1 FROM oauth_requests r WHERE r.client_id = k.client_id AND r.expires_at > now())"""
 
