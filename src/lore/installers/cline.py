@@ -57,9 +57,22 @@ def cli_path(scope: Scope) -> Path:
     return Path(data) / "settings" / SETTINGS
 
 
+# Seconds Cline waits for the server: with no `timeout` the CLI (3.0.65) gives `initialize` only 3 s,
+# which a `lore mcp` start on a loaded machine can miss (seen under parallel tests); with one, the
+# CLI uses it for the connection and for each call (its default for calls is 60 s, as here).
+TIMEOUT = 60
+
+
 def server_entry(lore: str, project: Path | None) -> dict[str, Any]:
     args = ["mcp", "--workspace", str(project)] if project else ["mcp"]
-    return {"type": "stdio", "command": lore, "args": args, "disabled": False, "autoApprove": []}
+    return {
+        "type": "stdio",
+        "command": lore,
+        "args": args,
+        "timeout": TIMEOUT,
+        "disabled": False,
+        "autoApprove": [],
+    }
 
 
 def script(lore: str) -> str:
