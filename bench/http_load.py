@@ -204,16 +204,20 @@ async def drive(
     base: Path,
     sessions_n: int,
     seconds: float,
+    flooder: str | None = None,
 ) -> dict[str, Any]:
     out: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     peak: dict[str, int] = {}
-    users = list(tokens)
+    tally: dict[str, int] = {}
+    users = [u for u in tokens if u != flooder]
     stop = anyio.Event()
     started = time.monotonic()
     deadline = started + seconds
     async with anyio.create_task_group() as outer:
         outer.start_soon(sample_connections, db_url, stop, peak)
+        if flooder is not None:
+            outer.start_soon(flood, url, tokens[flooder], base / flooder / "work", deadline, tally)
         async with anyio.create_task_group() as sessions:
             for i in range(sessions_n):
                 user = users[i % len(users)]
@@ -222,7 +226,75 @@ async def drive(
                 )
         elapsed = time.monotonic() - started
         stop.set()
-    return {"out": out, "errors": errors, "peak": peak, "elapsed": elapsed}
+    return {"out": out, "errors": errors, "peak": peak, "elapsed": elapsed, "flood": tally}
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+async def flood(url: str, secret: str, workspace: Path, deadline: float, tally: dict[str, int]) -> None:
+    """One user doing everything at once: opening sessions without end (kept open), holding as many
+    calls waiting for a reply as it can, and sending requests as fast as four connections allow."""
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {secret}", "X-Lore-Workspace": str(workspace)}
+
+    def count(key: str) -> None:
+        tally[key] = tally.get(key, 0) + 1
+
+    async def opener(http: httpx2.AsyncClient) -> None:
+        while time.monotonic() < deadline:
+            try:
+                answer = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
+                count(f"initialize {answer.status_code}")
+            except httpx2.HTTPError as exc:
+                count(f"initialize {type(exc).__name__}")
+
+    async def waiter() -> None:
+        auth_only = {k: v for k, v in headers.items() if k not in MCP_HEADERS}
+        while time.monotonic() < deadline:  # a session the caps closed is opened again
+            try:
+                async with (
+                    httpx2.AsyncClient(headers=auth_only, timeout=60) as http,
+                    streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    async with anyio.create_task_group() as group:
+                        for _ in range(25):
+                            group.start_soon(hold, session)
+            except Exception as exc:  # refused (429) or cut: what a flooder gets
+                count(f"session {type(exc).__name__}")
+                await anyio.sleep(0.5)
+
+    async def hold(session: ClientSession) -> None:
+        while time.monotonic() < deadline:
+            left = max(1.0, min(25.0, deadline - time.monotonic()))
+            try:
+                result = await session.call_tool(
+                    "send_message", {"to": "work", "body": "hold", "wait_seconds": left}
+                )
+            except Exception as exc:
+                count(f"wait {type(exc).__name__}")
+                await anyio.sleep(0.2)
+                continue
+            count("wait refused" if result.is_error else "wait held")
+            if result.is_error:
+                await anyio.sleep(0.2)
+
+    async with httpx2.AsyncClient(timeout=30) as http, anyio.create_task_group() as group:
+        for _ in range(4):
+            group.start_soon(opener, http)
+        for _ in range(2):
+            group.start_soon(waiter)
 
 
 def stats(ms: list[float]) -> dict[str, float]:
@@ -312,6 +384,38 @@ Rerun: `.venv/bin/python bench/http_load.py --seconds {args.seconds:g} --write`
 """
 
 
+def flood_report(quiet: dict[str, Any], flooded: dict[str, Any]) -> str:
+    """The same load with one user flooding: the others' p95 and errors against the quiet run."""
+    rows = "| tool | p95 ms, quiet | p95 ms, one user flooding | ratio |\n|---|---:|---:|---:|\n"
+    worst = 0.0
+    for tool, _ in MIX:
+        a, b = stats(quiet["out"][tool]), stats(flooded["out"][tool])
+        ratio = b["p95"] / a["p95"] if a["p95"] else float("inf")
+        worst = max(worst, ratio)
+        rows += f"| `{tool}` | {a['p95']:.1f} | {b['p95']:.1f} | {ratio:.2f} |\n"
+    calm, loud = len(quiet["errors"]), len(flooded["errors"])
+    tally = ", ".join(f"{k}: {v:,}" for k, v in sorted(flooded["flood"].items()))
+    ok = worst <= 2 and loud <= max(2 * calm, 0)
+    verdict = "**PASS**" if ok else "**FAIL**"
+    return f"""
+### One user flooding (issue: hosted hardening)
+
+The same run again while one more signed-in user opens sessions without end (keeping them open),
+holds as many calls waiting for a reply as it can (two sessions, 25 waiting calls each, over and
+over) and sends requests on four connections as fast as they go. What the flooder got: {tally}
+(the per-user caps: `LORE_USER_MAX_SESSIONS`, `LORE_USER_RATE`/`LORE_USER_BURST`,
+`LORE_USER_MAX_WAITS`; docs/deploy.md). The other users, meanwhile:
+
+{rows}
+Errors of the other users: {calm} quiet, {loud} while flooded. Most connections held while flooded:
+{", ".join(f"{k}: {v}" for k, v in sorted(flooded["peak"].items()))}.
+
+| target | measured | result |
+|---|---|---|
+| the others' p95 and errors within 2x of the quiet run | {worst:.2f}x; {loud} vs {calm} errors | {verdict} |
+"""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60)
@@ -320,6 +424,7 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=10)
     ap.add_argument("--notes", type=int, default=200, help="notes per user before the run")
     ap.add_argument("--pool", type=int, default=4, help="the server's LORE_POOL_SIZE")
+    ap.add_argument("--flood", action="store_true", help="then the same run while one more user floods")
     ap.add_argument("--write", action="store_true", help=f"update '{SECTION}' in docs/benchmarks.md")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -336,7 +441,8 @@ def main() -> int:
     server: subprocess.Popen[bytes] | None = None
     try:
         db_url = embedded.start(env)
-        tokens = prepare(db_url, args.users, tmp / "home", args.notes)
+        tokens = prepare(db_url, args.users + (1 if args.flood else 0), tmp / "home", args.notes)
+        flooder = f"user{args.users:02d}" if args.flood else None
         port = free_port()
         with open(tmp / "serve.log", "wb") as log:
             server = subprocess.Popen(
@@ -357,14 +463,20 @@ def main() -> int:
             raise SystemExit(f"lore serve did not start:\n{(tmp / 'serve.log').read_text()}")
         warm_up(db_url)
         print(f"serving {url}; {args.sessions} sessions for {args.seconds:g} s ...", file=sys.stderr)
-        alone = anyio.run(drive, args, url, db_url, tokens, tmp / "home", 1, args.baseline_seconds)
+        home = tmp / "home"
+        quiet = {u: t for u, t in tokens.items() if u != flooder}
+        alone = anyio.run(drive, args, url, db_url, quiet, home, 1, args.baseline_seconds)
         server_cpu, client_cpu = cpu_seconds(server.pid), sum(os.times()[:2])
-        run = anyio.run(drive, args, url, db_url, tokens, tmp / "home", args.sessions, args.seconds)
+        run = anyio.run(drive, args, url, db_url, quiet, home, args.sessions, args.seconds)
         run["alone"] = alone
         rss = rss_mb(server.pid)
         run["cpu"] = (cpu_seconds(server.pid) - server_cpu, sum(os.times()[:2]) - client_cpu)
         embedder = env.get("LORE_EMBEDDER", "default (local)")
         section = report(args, run, embedder, rss)
+        if flooder is not None:
+            print(f"again, while {flooder} floods ...", file=sys.stderr)
+            flooded = anyio.run(drive, args, url, db_url, tokens, home, args.sessions, args.seconds, flooder)
+            section += flood_report(run, flooded)
         print(section)
         for line in (alone["errors"] + run["errors"])[:10]:
             print("error:", line, file=sys.stderr)

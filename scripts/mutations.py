@@ -318,12 +318,12 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "hook-copilot-injects",
-        "Copilot ignores session-start output: nothing is sent (injects=False)",
+        "Copilot CLI: a flat additionalContext (it drops the nested shape)",
         "src/lore/clients.py",
         (
             (
-                '    "copilot": ClientHook("copilot", _nested, injects=False),\n',
-                '    "copilot": ClientHook("copilot", _nested, injects=True),\n',
+                'ClientHook("copilot", lambda text: json.dumps({"additionalContext": text}))',
+                'ClientHook("copilot", _nested)',
             ),
         ),
         HOOK_TESTS,

@@ -39,7 +39,9 @@ CLIENTS: dict[str, ClientHook] = {
     "cursor": ClientHook("cursor", lambda text: json.dumps({"additional_context": text})),
     "cline": ClientHook("cline", lambda text: json.dumps({"contextModification": text})),
     "opencode": ClientHook("opencode", _plain),
-    "copilot": ClientHook("copilot", _nested, injects=False),
+    # Copilot CLI reads a flat additionalContext (a user message before the prompt) and drops the
+    # nested shape (tests/agents/test_copilot_cli.py).
+    "copilot": ClientHook("copilot", lambda text: json.dumps({"additionalContext": text})),
 }
 
 
@@ -64,6 +66,50 @@ def parse_input(raw: str) -> HookInput:
     source = data.get("source")
     return HookInput(
         cwd if isinstance(cwd, str) and cwd else None, source if isinstance(source, str) else None
+    )
+
+
+@dataclass(frozen=True)
+class EndInput:
+    """What an end-of-turn or end-of-session event says (docs/agents/): the session, where, which
+    event, the agent's final message when the event carries it, the transcript it names."""
+
+    cwd: str | None
+    session_id: str | None
+    event: str
+    message: str | None
+    transcript: str | None
+    started_at: str | None  # lore's OpenCode plugin says when the session began (ISO 8601)
+
+
+# Where each client's end event carries the agent's final message: Claude Code's and Codex's `Stop`
+# (`last_assistant_message`), Gemini CLI's `AfterAgent` (`prompt_response`), Cursor's
+# `afterAgentResponse` (`text`). lore's OpenCode plugin sends `last_assistant_message` too.
+_MESSAGE_KEYS = ("last_assistant_message", "prompt_response", "text")
+_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "taskId")
+_EVENT_KEYS = ("hook_event_name", "hookEventName", "hookName")
+
+
+def _first_str(data: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def parse_end(raw: str) -> EndInput:
+    data: Any = json.loads(raw) if raw.strip() else {}
+    if not isinstance(data, Mapping):
+        raise ValueError("hook input is not a JSON object")
+    where = parse_input(raw)
+    return EndInput(
+        cwd=where.cwd,
+        session_id=_first_str(data, _SESSION_KEYS),
+        event=(_first_str(data, _EVENT_KEYS) or "end")[:64],
+        message=_first_str(data, _MESSAGE_KEYS),
+        transcript=_first_str(data, ("transcript_path",)),
+        started_at=_first_str(data, ("started_at",)),
     )
 
 

@@ -19,12 +19,14 @@ from lore.errors import ConfigError
 
 DEFAULT_MAX_CHARS = 8000
 MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
+DEFAULT_HANDOFF_HOURS = 168  # a handoff older than a week no longer leads the session start
+MAX_HANDOFF_HOURS = 8760
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _KNOWN = {
     "": ("default_space", "space", "database", "session_start", "embedder"),
     "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
     "database": ("url",),
-    "session_start": ("max_chars",),
+    "session_start": ("max_chars", "handoff_max_age_hours"),
     "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
 }
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -54,6 +56,7 @@ paths = []                          # e.g. ["~/dotfiles", "~/notes"]
 
 # [session_start]
 # max_chars = 8000                      # 500..9500: budget of the text injected at session start
+# handoff_max_age_hours = 168           # 0..8760: show the last session's handoff this long (0: never)
 """
 
 
@@ -86,6 +89,7 @@ class Config:
     database_url: str | None = None
     session_start_max_chars: int = DEFAULT_MAX_CHARS
     embedder: EmbedderSettings = EmbedderSettings()
+    handoff_max_age_hours: int = DEFAULT_HANDOFF_HOURS
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -226,13 +230,21 @@ def parse_config(text: str, path: Path) -> Config:
     if url is not None and (not isinstance(url, str) or not url.strip()):
         line = loc.key_line(loc.region("database"), "url")
         raise _type_error(path, line, "database.url", "a non-empty PostgreSQL URL string")
-    max_chars = _table(data, "session_start", loc, path).get("max_chars", DEFAULT_MAX_CHARS)
+    start = _table(data, "session_start", loc, path)
+    max_chars = start.get("max_chars", DEFAULT_MAX_CHARS)
     if type(max_chars) is not int or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS:
         line = loc.key_line(loc.region("session_start"), "max_chars")
         what = f"session_start.max_chars must be an integer from {MIN_MAX_CHARS} to {MAX_MAX_CHARS}"
         hint = f"set it to e.g. {DEFAULT_MAX_CHARS} (Claude Code drops session-start text above 10,000)"
         raise _error(path, line, f"{what}, not {max_chars!r}", hint)
-    return Config(path, default, tuple(spaces), url, max_chars, _embedder(data, loc, path))
+    hours = start.get("handoff_max_age_hours", DEFAULT_HANDOFF_HOURS)
+    if type(hours) is not int or not 0 <= hours <= MAX_HANDOFF_HOURS:
+        line = loc.key_line(loc.region("session_start"), "handoff_max_age_hours")
+        what = f"session_start.handoff_max_age_hours must be an integer from 0 to {MAX_HANDOFF_HOURS}"
+        hint = f"set it to e.g. {DEFAULT_HANDOFF_HOURS} (a week), or 0 to never show the last session"
+        raise _error(path, line, f"{what}, not {hours!r}", hint)
+    embedder = _embedder(data, loc, path)
+    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours)
 
 
 def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,13 +31,16 @@ def path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def append(client: str, event: str, ok: bool, detail: str, env: Mapping[str, str] | None = None) -> None:
-    """Best effort: a hook must never fail because its log could not be written."""
+    """Best effort: a hook must never fail because its log could not be written.
+
+    The log is its user's alone: the file 0600 (an older, wider one is narrowed), the folder 0700
+    when lore creates it, and it is never written through a link (O_NOFOLLOW)."""
     try:
         target = path(env)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.stat().st_size > _MAX_BYTES:
-            lines = target.read_text(errors="replace").splitlines()[-500:]
-            target.write_text("\n".join(lines) + "\n")
+        _make_private_dirs(target.parent)
+        info = target.lstat() if os.path.lexists(target) else None
+        if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > _MAX_BYTES:
+            _rotate(target)
         line = {
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "client": client,
@@ -43,10 +48,39 @@ def append(client: str, event: str, ok: bool, detail: str, env: Mapping[str, str
             "ok": ok,
             "detail": redact(detail)[:500],
         }
-        with open(target, "a") as handle:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(target, flags, 0o600)
+        with os.fdopen(fd, "a") as handle:
+            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+                os.fchmod(fd, 0o600)
             handle.write(json.dumps(line) + "\n")
     except OSError:
         pass
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create `folder` and any missing parent as 0700 (an existing one is left as it is)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(mode=0o700, exist_ok=True)
+
+
+def _rotate(target: Path) -> None:
+    """Keep the last 500 lines, written to a fresh 0600 file that replaces the log."""
+    import tempfile  # rarely needed: not on every hook's import path
+
+    lines = target.read_text(errors="replace").splitlines()[-500:]
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".hook.log.")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write("\n".join(lines) + "\n")
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def entries(env: Mapping[str, str] | None = None) -> list[Entry]:

@@ -14,14 +14,20 @@ AGENTS.md files become notes, one per section.
   version of the same n_ id), and never brings back a note that was forgotten since.
 - Secrets: every section is scanned before anything is written; one finding refuses the whole import
   unless `--allow-secret` is given.
+- Links: never followed out of the folder. A file that is a symbolic link, or whose real path is
+  outside the folder, is skipped and listed with the reason (`files_in`); files are read with
+  O_NOFOLLOW and only when regular (`read`).
 
 Parsing is pure; `apply` writes, in the caller's transaction.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,22 +221,81 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def files_in(path: Path) -> list[Path]:
+@dataclass(frozen=True)
+class Files:
+    """What `files_in` found: the files to import, and those it left out with the reason."""
+
+    files: list[Path]
+    skipped: list[tuple[Path, str]]
+
+
+def files_in(path: Path) -> Files:
     """The markdown files to import: the file itself, or the `.md` files of a directory and of its
-    `memory-bank/` and `.claude/` folders (not deeper: a repository's docs are not a memory bank)."""
+    `memory-bank/` and `.claude/` folders (not deeper: a repository's docs are not a memory bank).
+
+    Links are never followed out of the folder (a checkout may plant `projectbrief.md -> /etc/passwd`):
+    a file that is a symbolic link, a file whose real path is outside the folder (through a linked
+    `memory-bank/` or `.claude/`) and anything that is not a regular file (a FIFO would block the
+    read) are skipped, each with its reason. A file named directly must not be a link either."""
+    if path.is_symlink():
+        raise InvalidInput(
+            f"{path} is a symbolic link (to {os.readlink(path)}): import-markdown does not follow links.",
+            "Pass the file or folder itself.",
+        )
     if path.is_file():
-        return [path]
+        return Files([path], [])
     if not path.is_dir():
         raise InvalidInput(
             f"{path} is neither a directory nor a file.", "Pass a memory bank folder or a .md file."
         )
+    root = path.resolve()
     found: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
     for folder in (path, path / "memory-bank", path / ".claude"):
-        if folder.is_dir():
-            found.extend(sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md" and p.is_file()))
+        if not folder.is_dir():
+            continue
+        for file in sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md"):
+            why = _unsafe(file, root)
+            if why is None:
+                found.append(file)
+            else:
+                skipped.append((file, why))
     if not found:
-        raise InvalidInput(f"No .md files in {path}.", "Pass the folder that holds the memory bank files.")
-    return found
+        more = f" to import (skipped {len(skipped)}: {skipped[0][1]} ...)" if skipped else ""
+        raise InvalidInput(
+            f"No .md files in {path}{more}.", "Pass the folder that holds the memory bank files."
+        )
+    return Files(found, skipped)
+
+
+def _unsafe(file: Path, root: Path) -> str | None:
+    """Why `file` is not imported, or None."""
+    if file.is_symlink():
+        return f"a symbolic link (to {os.readlink(file)})"
+    if not stat.S_ISREG(file.lstat().st_mode):
+        return "not a regular file"
+    real = file.resolve()
+    if not real.is_relative_to(root):
+        return f"its real path {real} is outside {root} (a folder on the way is a symbolic link)"
+    return None
+
+
+def read(file: Path) -> str:
+    """The text of one file, opened without following a link (a file swapped for one since
+    `files_in` looked is refused, not read) and only when it is a regular file."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise InvalidInput(f"Cannot read {file}: {why}.", "Make it a readable UTF-8 file.") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InvalidInput(f"Cannot read {file}: not a regular file.", "Make it a readable UTF-8 file.")
+        data = handle.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"Cannot read {file}: {exc}.", "Make it a readable UTF-8 file.") from None
 
 
 def file_key(path: Path, workspace: Path) -> str:

@@ -5,7 +5,8 @@ not be kept at all, such as a secret pasted by mistake. In one transaction:
 
     f_N   every version of the fact, and its forget_log rows (their reasons may quote it)
     n_N   every version of the note (a task's too), edges from and to it, mark_irrelevant rows about
-          it, its task row and task events, forget_log rows, and its markdown import record
+          it, its task row and task events, forget_log rows, its markdown import record, and the
+          handoff row it is the note of (which repeats its text)
     m_N   the message; replies to it stay, with reply_to cleared (their thread id is unchanged)
 
 What remains is one purge_log row: the id, its space, how many rows went, who ran it and when, never
@@ -24,7 +25,16 @@ from lore.errors import InvalidInput, NotFound
 # Tables that held the erased rows: `VACUUM` them afterwards so dead tuples are cleared from disk pages.
 TABLES = {
     "f": ("facts", "forget_log"),
-    "n": ("notes", "edges", "irrelevant", "tasks", "task_events", "forget_log", "markdown_sections"),
+    "n": (
+        "notes",
+        "edges",
+        "irrelevant",
+        "tasks",
+        "task_events",
+        "forget_log",
+        "markdown_sections",
+        "handoffs",
+    ),
     "m": ("messages",),
 }
 
@@ -67,6 +77,7 @@ _COUNTS = {
         "task_events": "SELECT count(*) FROM task_events WHERE lineage = %(n)s",
         "forget_log": "SELECT count(*) FROM forget_log WHERE item_kind = 'note' AND lineage = %(n)s",
         "markdown_sections": "SELECT count(*) FROM markdown_sections WHERE lineage = %(n)s",
+        "handoffs": "SELECT count(*) FROM handoffs WHERE note = %(n)s",
     },
     "m": {"messages": "SELECT count(*) FROM messages WHERE id = %(n)s"},
 }
@@ -81,6 +92,7 @@ _DELETES = {
         "DELETE FROM tasks WHERE lineage = %(n)s",  # task_events go with it (ON DELETE CASCADE)
         "DELETE FROM forget_log WHERE item_kind = 'note' AND lineage = %(n)s",
         "DELETE FROM markdown_sections WHERE lineage = %(n)s",
+        "DELETE FROM handoffs WHERE note = %(n)s",
         "DELETE FROM notes WHERE lineage = %(n)s",
     ],
     "m": [

@@ -8,10 +8,12 @@ Python's own length).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
-from lore.rows import Fact
+from lore.rows import Fact, Handoff
 
 DEFAULT_MAX_CHARS = 8_000
 CLAUDE_CODE_MAX_CHARS = 9_500
@@ -19,6 +21,12 @@ RECALL_MAX_FACTS = 200
 # The most facts read for one session-start text: enough to fill the largest budget (9,500
 # characters / ~25 per shortest line); the count says how many more there are.
 SESSION_START_MAX_FACTS = 400
+# The "Last session here" block (docs/design.md, Handoffs): at most this much of the budget, the
+# final message's first lines, each cut to a line's width.
+HANDOFF_MAX_CHARS = 700
+HANDOFF_LINES = 3
+HANDOFF_LINE_CHARS = 160
+HANDOFF_DOING = 3
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,18 @@ class Rendered:
     text: str
     shown: int
     omitted: int
+    handoff_chars: int = 0  # what the "Last session here" block took of the text (0: none)
+
+
+@dataclass(frozen=True)
+class LastSession:
+    """The last handoff here, as of `now` (the database's clock), and the space's tasks in `doing`
+    (lineage, title; newest first) with how many there are."""
+
+    handoff: Handoff
+    now: datetime
+    doing: Sequence[tuple[int, str | None]] = ()
+    doing_total: int = 0
 
 
 def size(text: str) -> int:
@@ -68,6 +88,119 @@ def _fence_open(space: str) -> str:
 
 
 _FENCE_CLOSE = "</lore-memory>"
+_FENCE_TAG = re.compile(r"<(/?)(lore-memory)", re.IGNORECASE)
+
+
+def ago(then: datetime, now: datetime) -> str:
+    """`just now`, `12 min ago`, `3 h ago`, `2 days ago`."""
+    seconds = max(0.0, (now - then).total_seconds())
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 48 * 3600:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} days ago"
+
+
+def _quoted(message: str | None) -> tuple[list[str], bool]:
+    """The message's first HANDOFF_LINES non-empty lines as `> ` lines, and whether more was left
+    out. Text that would open or close lore's fence is defused."""
+    if not message:
+        return [], False
+    lines = [" ".join(line.split()) for line in message.splitlines()]
+    lines = [_FENCE_TAG.sub(r"‹\1\2", line) for line in lines if line]
+    shown = [
+        line if len(line) <= HANDOFF_LINE_CHARS else line[: HANDOFF_LINE_CHARS - 1] + "…" for line in lines
+    ]
+    more = len(lines) > HANDOFF_LINES or any(len(x) > HANDOFF_LINE_CHARS for x in lines[:HANDOFF_LINES])
+    return [f"> {line}" for line in shown[:HANDOFF_LINES]], more
+
+
+def _state_line(last: LastSession) -> str | None:
+    """`3 changed files (3 files changed, 10 insertions(+)). Doing: n_12 Fix login (+1 more).`"""
+    h, parts = last.handoff, []
+    if h.changes is not None:
+        noun = "file" if h.changed == 1 else "files"
+        changed = f"{h.changed} changed {noun}" if h.changed else "no uncommitted changes"
+        summary = h.diffstat.splitlines()[-1].strip() if h.diffstat else ""
+        parts.append(f"{changed} ({summary})" if h.changed and "changed" in summary else changed)
+    if last.doing:
+        named = "; ".join(
+            f"n_{lineage} {' '.join((t or '').split())[:60]}".rstrip() for lineage, t in last.doing
+        )
+        extra = last.doing_total - len(last.doing)
+        parts.append(f"Doing: {named}" + (f" (+{extra} more)" if extra > 0 else ""))
+    return ". ".join(parts) + "." if parts else None
+
+
+def last_session_lines(last: LastSession, max_chars: int) -> list[str]:
+    """The "Last session here" block within `max_chars` (lines joined by newlines, counted in
+    UTF-16): which agent, how long ago, the final message's first lines, the changed files and the
+    tasks in doing. What gives way first: the later message lines, then the state line, then the
+    first message line; a budget too small for the heading gives no block at all."""
+    h = last.handoff
+    where = f" (handoff {h.note_id})" if h.note_id else ""
+    head = f"Last session here: {h.client}, {ago(h.updated_at, last.now)}{where}."
+    quotes, more = _quoted(h.message)
+    state = [line] if (line := _state_line(last)) else []
+
+    def quoted(n: int) -> list[str]:
+        shown = quotes[:n]
+        if shown and (more or n < len(quotes)):
+            shown[-1] += " …"
+        return shown
+
+    candidates = [[head, *quoted(n), *state] for n in range(len(quotes), 0, -1)]
+    candidates += [[head, *quoted(1)]] if quotes else []
+    candidates += [[head, *state], [head]]
+    for lines in candidates:
+        if sum(size(line) + 1 for line in lines) - 1 <= max_chars:
+            return lines
+    return []
+
+
+def handoff_text(
+    handoff: Handoff, now: datetime, tasks: dict[int, tuple[str, str]], *, max_age_hours: int | None = None
+) -> str:
+    """A handoff in full, for a person (`lore handoff`): who, when, the final message, the working
+    tree at that moment, the tasks it touched (`tasks`: lineage -> (status, title) as they are now)."""
+    h = handoff
+    ended, began = h.updated_at.astimezone(UTC), h.started_at.astimezone(UTC)
+    lines = [
+        f"Last session in {h.workspace_name} (space {h.space}): {h.client}, {ago(ended, now)} "
+        f"({ended:%Y-%m-%d %H:%M} UTC)",
+        f"  session {h.session_id}, started {began:%Y-%m-%d %H:%M} UTC, in {h.workspace}",
+        f"  last event {h.event} ({h.events} in all); the note {h.note_id or '(none)'} is what search finds",
+    ]
+    if max_age_hours == 0:
+        lines.append("  session starts show no handoff (session_start.handoff_max_age_hours = 0)")
+    elif max_age_hours is not None and (now - ended).total_seconds() > max_age_hours * 3600:
+        lines.append(f"  older than {max_age_hours} h: session starts no longer show it")
+    lines += ["", "Final message:"]
+    if h.message:
+        lines += [f"  {line}" for line in h.message.splitlines()]
+        if h.message_chars > len(h.message):
+            lines.append(f"  ({h.message_chars:,} characters before it was cut)")
+    else:
+        lines.append("  (none: the client's event carried no message and no transcript was read)")
+    lines.append("")
+    if h.changes is None:
+        lines.append("Working tree: not a git repository (or git did not answer in time).")
+    elif not h.changed:
+        lines.append("Working tree: no uncommitted changes.")
+    else:
+        lines.append(f"Working tree at that moment ({h.changed} changed):")
+        lines += [f"  {line}" for line in h.changes]
+        if h.changed > len(h.changes):
+            lines.append(f"  ... {h.changed - len(h.changes)} more")
+        lines += [f"  {line}" for line in (h.diffstat or "").splitlines()]
+    if h.tasks:
+        lines += ["", "Tasks touched:"]
+        for lineage in h.tasks:
+            status, title = tasks.get(lineage, ("gone", ""))
+            lines.append(f"  n_{lineage} [{status}] {title}".rstrip())
+    return "\n".join(lines)
 
 
 def session_start(
@@ -78,19 +211,26 @@ def session_start(
     max_chars: int = DEFAULT_MAX_CHARS,
     total: int | None = None,
     status_line: str | None = None,
+    last: LastSession | None = None,
 ) -> Rendered:
     """The text injected before the first prompt. `total` counts facts beyond those passed in.
 
+    Leads, when `last` is given, with the "Last session here" block (at most HANDOFF_MAX_CHARS).
     Ends, when anything is cut, with `N more facts in lore; call recall_facts to see them` —
     inside the budget. Empty text when there is nothing to say.
     """
     total = len(facts) if total is None else max(total, len(facts))
-    if total == 0 and not status_line:
+    if total == 0 and not status_line and last is None:
         return Rendered("", 0, 0)
     opening = _fence_open(space)
     tail = [status_line] if status_line else []
     lines: list[str] = []
     used = size(opening) + size(_FENCE_CLOSE) + sum(size(t) + 1 for t in tail)
+    if last is not None:
+        reserve = size(more_line(total)) + 1 if total else 0
+        lines = last_session_lines(last, min(HANDOFF_MAX_CHARS, max_chars - used - reserve - 1))
+        used += sum(size(line) + 1 for line in lines)
+    block = len(lines)
     ordered = order(facts, workspace_name)
     for index, fact in enumerate(ordered):
         line = fact_line(fact)
@@ -100,7 +240,8 @@ def session_start(
             break
         lines.append(line)
         used += size(line) + 1
-    omitted = total - len(lines)
+    shown = len(lines) - block
+    omitted = total - shown
     body = [opening + "\n".join(lines)] if lines else [opening.rstrip("\n")]
     parts = [*body, *tail, _FENCE_CLOSE]
     if omitted:
@@ -109,7 +250,8 @@ def session_start(
     if size(text) > max_chars:  # a budget too small for even the frame: say only what was left out
         text = more_line(total)[:max_chars]
         return Rendered(text, 0, total)
-    return Rendered(text, len(lines), omitted)
+    handoff_chars = sum(size(line) + 1 for line in lines[:block])
+    return Rendered(text, shown, omitted, handoff_chars)
 
 
 def recall(

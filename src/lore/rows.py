@@ -99,6 +99,35 @@ class Message:
         return ids.message(self.reply_to) if self.reply_to is not None else None
 
 
+@dataclass(frozen=True)
+class Handoff:
+    """What one agent session left behind (migration 0007): one row per (space, client, session),
+    updated by each end-of-turn or end-of-session event. Its note (`n_<note>`) makes it searchable."""
+
+    id: int
+    space: str
+    client: str
+    session_id: str
+    root: str  # the workspace's git top-level (or directory): what "here" means
+    workspace: str  # the directory the agent ran in
+    workspace_name: str
+    event: str  # the client's event that wrote it last
+    message: str | None  # the agent's final message, bounded and redacted
+    message_chars: int  # its length before it was cut
+    changes: list[str] | None  # `git status --porcelain` lines (the first 50); None: no git there
+    changed: int  # how many paths had changed
+    diffstat: str | None  # `git diff --stat HEAD`, bounded
+    tasks: list[int]  # lineages of the tasks it touched
+    note: int | None
+    events: int
+    started_at: datetime
+    updated_at: datetime
+
+    @property
+    def note_id(self) -> str | None:
+        return ids.note(self.note) if self.note is not None else None
+
+
 def from_json(kind: type[T], data: Mapping[str, Any]) -> T:
     """A row from one JSON object of PostgreSQL's (`json_agg` of the same columns): timestamps
     arrive as ISO strings and are read back as datetimes; every field must be present."""

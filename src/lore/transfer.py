@@ -13,6 +13,9 @@ dependency order: every version of facts and notes (history), edges, forget_log,
 task_events, messages, purge_log, markdown_sections. Accounts (users, tokens, OAuth) are not memory
 and are never exported. A file without its trailer (cut short) is refused.
 
+Import checks every line before the first insert: its shape, its length (MAX_LINE), and every value
+against the type of its column in the target (an id that is a list, a NUL byte, a lone surrogate, a
+timestamp without a zone): a damaged file is refused with the number of its line, never a traceback.
 Import runs in one transaction (all or nothing) and keeps every id that is free in the target, so an
 import into an empty database reproduces the source exactly. An item already present with the same
 content (the same file imported twice, or a subset of what is there) is skipped; an item whose id is
@@ -27,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 import psycopg
 from psycopg import sql
@@ -38,6 +41,9 @@ from lore.errors import InvalidInput
 
 FORMAT = 1
 IMPORT_LOCK = 0x10BE_0009
+# The longest line an import reads (characters). A row of lore's is far shorter: a 32 KiB note body,
+# even with every character escaped, plus a 1,536-dimension embedding stays under 300 KB.
+MAX_LINE = 4 * 1024 * 1024
 TABLES = (
     "facts",
     "notes",
@@ -143,12 +149,31 @@ class _Line:
     row: dict[str, Any]
 
 
+def lines_of(handle: TextIO) -> Iterator[str]:
+    """The lines of an export file, each read with a bound: a line longer than MAX_LINE is refused at
+    its number, never read whole into memory."""
+    number = 0
+    while line := handle.readline(MAX_LINE + 1):
+        number += 1
+        if len(line) > MAX_LINE:
+            raise _too_long(number)
+        yield line
+
+
+def _too_long(number: int) -> InvalidInput:
+    return _bad(number, f"longer than {MAX_LINE:,} characters", "use a file written by `lore export`")
+
+
 def parse(lines: Iterable[str]) -> dict[str, list[_Line]]:
-    """Check the whole file before anything is written: header, known tables, objects, trailer."""
+    """Check the whole file before anything is written: header, known tables, objects, trailer.
+    (The values of each row are checked against the target's columns by the importer, also before
+    anything is written.)"""
     by_table: dict[str, list[_Line]] = {t: [] for t in TABLES}
     header_seen = trailer = False
     count = 0
     for number, raw in enumerate(lines, 1):
+        if len(raw) > MAX_LINE:
+            raise _too_long(number)
         text = raw.strip()
         if not text:
             continue
@@ -163,13 +188,13 @@ def parse(lines: Iterable[str]) -> dict[str, list[_Line]]:
         if not isinstance(obj, dict):
             raise _bad(number, "not a JSON object", "use a file written by `lore export`")
         if not header_seen:
-            if obj.get("lore_export") != FORMAT:
+            if not _is_int(obj.get("lore_export")) or obj.get("lore_export") != FORMAT:
                 raise _bad(number, "no lore export header", "use a file written by `lore export`")
             header_seen = True
             continue
         if obj.get("end") is True:
             trailer = True
-            if obj.get("rows") != count:
+            if not _is_int(obj.get("rows")) or obj.get("rows") != count:
                 raise _bad(
                     number,
                     f"the end line counts {obj.get('rows')} rows but the file has {count}",
@@ -177,7 +202,7 @@ def parse(lines: Iterable[str]) -> dict[str, list[_Line]]:
                 )
             continue
         table, row = obj.get("table"), obj.get("row")
-        if table not in by_table or not isinstance(row, dict):
+        if not isinstance(table, str) or table not in by_table or not isinstance(row, dict):
             raise _bad(number, f"unknown line {text[:60]!r}", "use a file written by `lore export`")
         by_table[table].append(_Line(number, row))
         count += 1
@@ -189,6 +214,10 @@ def parse(lines: Iterable[str]) -> dict[str, list[_Line]]:
             "Export it again; nothing was imported.",
         )
     return by_table
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _bad(number: int, what: str, hint: str) -> InvalidInput:
@@ -222,6 +251,7 @@ class _Importer:
         self.report = report
         self.line = 0
         self.cols = {t: columns(conn, t) for t in TABLES}
+        self.types = _column_types(conn)
         self.facts: dict[int, int] = {}
         self.notes: dict[int, int] = {}
         self.messages: dict[int, int] = {}
@@ -232,6 +262,7 @@ class _Importer:
                 unknown = set(line.row) - set(self.cols[table])
                 if unknown:
                     raise _bad(line.number, f"{table} has no column {sorted(unknown)[0]!r}", "upgrade lore")
+                _check_row(line, table, self.types[table])
         self._bump_sequences(data)  # new ids (for renumbered items) never collide with kept ones
         self.facts = self._lineages("facts", data["facts"], "fact_lineage_seq")
         self.notes = self._lineages("notes", data["notes"], "note_lineage_seq")
@@ -467,6 +498,131 @@ class _Importer:
             last = self.conn.execute("SELECT pg_sequence_last_value(%s::regclass)", (seq,)).fetchone()
             if last is None or last[0] is None or top > last[0]:
                 self.conn.execute("SELECT setval(%s::regclass, %s)", (seq, top))
+
+
+# --- the values of a row ----------------------------------------------------------------------------
+
+# The columns the importer itself reads (ids it maps, keys it matches on): present and not null.
+_KEYS = {
+    "facts": ("lineage", "version_id", "space", "recorded_at"),
+    "notes": ("lineage", "version_id", "space", "recorded_at"),
+    "edges": ("from_note", "to_note"),
+    "forget_log": ("lineage", "item_kind"),
+    "irrelevant": ("note",),
+    "tasks": ("lineage",),
+    "task_events": ("lineage",),
+    "messages": ("id", "thread", "sent_at", "from_space", "to_space", "body", "source"),
+    "purge_log": (),
+    "markdown_sections": ("lineage",),
+}
+_INT_RANGE = {"int2": 2**15, "int4": 2**31, "int8": 2**63}
+# Columns that hold ids (their own, or another row's): sequences hand out 1, 2, ...; 0 or less is damage.
+_IDS = {"version_id", "lineage", "id", "from_note", "to_note", "note", "reply_to", "thread"}
+
+
+@dataclass(frozen=True)
+class _Column:
+    udt: str  # information_schema's udt_name: int8, text, timestamptz, _text, vector, ...
+    nullable: bool
+
+
+def _column_types(conn: psycopg.Connection) -> dict[str, dict[str, _Column]]:
+    rows = conn.execute(
+        "SELECT table_name, column_name, udt_name, is_nullable = 'YES' FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ANY(%s) AND is_generated = 'NEVER'",
+        (list(TABLES),),
+    ).fetchall()
+    out: dict[str, dict[str, _Column]] = {t: {} for t in TABLES}
+    for table, column, udt, nullable in rows:
+        out[table][column] = _Column(udt, bool(nullable))
+    return out
+
+
+def _check_row(line: _Line, table: str, types: dict[str, _Column]) -> None:
+    """Every value of one row has its column's type (checked before anything is written, so that a
+    damaged file is refused with its line, never with a traceback or a driver's message)."""
+    for key in _KEYS[table]:
+        if key not in line.row:
+            raise _bad(line.number, f"a {table} row has no {key}", "use a file written by `lore export`")
+    for column, value in line.row.items():
+        problem = _wrong(value, types[column], required=column in _KEYS[table], an_id=column in _IDS)
+        if problem:
+            raise _bad(line.number, f"{table}.{column} {problem}", "use a file written by `lore export`")
+
+
+def _wrong(value: object, column: _Column, *, required: bool, an_id: bool) -> str | None:
+    """What is wrong with `value` for `column` ("must be ..."), or None."""
+    if value is None:
+        return "must not be null" if required or not column.nullable else None
+    udt = column.udt
+    if udt in _INT_RANGE:
+        if not _is_int(value):
+            return f"must be an integer, not {_kind(value)}"
+        assert isinstance(value, int)
+        if not -_INT_RANGE[udt] <= value < _INT_RANGE[udt]:
+            return f"is out of range ({udt})"
+        return "must be an id (1 or more)" if an_id and value < 1 else None
+    if udt in ("text", "varchar", "bpchar"):
+        return f"must be a string, not {_kind(value)}" if not isinstance(value, str) else _bad_text(value)
+    if udt in ("timestamptz", "timestamp", "date"):
+        if not isinstance(value, str):
+            return f"must be a timestamp (a string), not {_kind(value)}"
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return "must be a timestamp (ISO 8601, as lore exports it)"
+        return (
+            "must be a timestamp with a time zone" if udt == "timestamptz" and parsed.tzinfo is None else None
+        )
+    if udt.startswith("_"):  # an array: lore's are text[]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"must be a list of strings, not {_kind(value)}"
+        return next((p for p in map(_bad_text, value) if p), None)
+    if udt == "vector":
+        return (
+            f"must be a vector (a string such as [0.1,0.2]), not {_kind(value)}"
+            if not isinstance(value, str)
+            else _bad_text(value)
+        )
+    if udt == "bool":
+        return None if isinstance(value, bool) else f"must be true or false, not {_kind(value)}"
+    return _bad_nested(value)  # json, or a type lore does not use: PostgreSQL decides
+
+
+def _bad_text(value: str) -> str | None:
+    if "\x00" in value:
+        return "holds a NUL character, which PostgreSQL text cannot store"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "holds a lone surrogate (not valid UTF-8)"
+    return None
+
+
+def _bad_nested(value: object) -> str | None:
+    if isinstance(value, str):
+        return _bad_text(value)
+    if isinstance(value, list):
+        return next((p for p in map(_bad_nested, value) if p), None)
+    if isinstance(value, dict):
+        return next((p for p in map(_bad_nested, [*value, *value.values()]) if p), None)
+    return None
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction" if not value.is_integer() else "a number with a decimal point"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
 
 
 def _content(row: dict[str, Any], cols: Sequence[str]) -> str:

@@ -28,6 +28,8 @@ NOTE_KINDS = (
     "decision",
     "note",
 )
+# Searchable too, written only by lore itself: a handoff (the session-end hook, migration 0007).
+SEARCH_KINDS = (*NOTE_KINDS, "handoff")
 
 
 def text(value: object, field: str, *, max_chars: int, required: bool = True) -> str | None:
@@ -91,6 +93,15 @@ def kind(value: object) -> str:
         return "note"
     if not isinstance(value, str) or value not in NOTE_KINDS:
         raise InvalidInput(f"Unknown note kind {str(value)[:40]!r}.", f"Use one of: {', '.join(NOTE_KINDS)}.")
+    return value
+
+
+def search_kind(value: object) -> str:
+    """A kind to filter a search by: any kind a note can have, `handoff` included."""
+    if not isinstance(value, str) or value not in SEARCH_KINDS:
+        raise InvalidInput(
+            f"Unknown note kind {str(value)[:40]!r}.", f"Use one of: {', '.join(SEARCH_KINDS)}."
+        )
     return value
 
 

@@ -10,9 +10,9 @@ working directory with the user's environment and names the tools `<server>-<too
 Its sessionStart hooks (`~/.copilot/hooks/*.json`, `hooks` in `~/.copilot/settings.json`; the
 project's `.github/hooks/*.json` when trusted) get `{"sessionId", "timestamp", "cwd", "source":
 "new", "initialPrompt"}` on stdin, and a flat `{"additionalContext": ...}` on stdout IS read: it
-arrives as a user message before the prompt. The nested (Claude-style) answer and plain text are
-ignored. lore's hook adapter still says Copilot ignores session-start output, so lore installs no
-hook and sends no memory; `test_session_start_hook_contract` pins what the CLI reads.
+arrives whole as a user message before the prompt. The nested (Claude-style) answer and plain text
+are ignored (`test_session_start_hook_contract`). `lore install copilot` writes that hook
+(`~/.copilot/hooks/lore.json`), and lore answers in the flat shape.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from lore import clients
+from lore import clients, render
 
 from . import npm
 from .conftest import LORE, Project, lore, run_agent
@@ -83,19 +83,59 @@ def test_tools_are_declared_and_the_server_runs_in_the_project(
     project.secret(conn, "BETA-SECRET launch code is 0000")
     with MockChat() as mock:
         out = lore(project, "install", "copilot").stdout
-        assert "no pre-prompt injection" in out  # what lore does not do is said
+        assert str(project.home / ".copilot" / "hooks" / "lore.json") in out
         _copilot(copilot_cli, project, mock)
         first = mock.main_requests()[0]
         for tool in CORE:
             assert f"lore-{tool}" in tool_names(first), tool_names(first)
-        sent = json.dumps(mock.chat_requests())
-        assert "<lore-memory" not in sent and "BETA-SECRET" not in sent
+        assert "BETA-SECRET" not in json.dumps(mock.chat_requests())
         mock.script(call("lore-recall_facts", {}), text("done"))
         _copilot(copilot_cli, project, mock, prompt="what do you know?")
         answer = all_text(mock.main_requests()[-1])
         assert "make ship" in answer and "BETA-SECRET" not in answer, answer[-1500:]
     config = project.home / ".copilot" / "mcp-config.json"
     assert f"OK   copilot (user) MCP server in {config} → {LORE}" in _doctor(project)
+
+
+def _users(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "user"]
+
+
+def test_memory_arrives_whole_before_the_first_prompt(
+    project: Project, conn: psycopg.Connection, copilot_cli: Path
+) -> None:
+    """The sessionStart hook lore installs: the project's space's memory is the first user message
+    of the first request, at the largest budget lore allows (9,500), uncut; another space's is not."""
+    config = Path(project.env["LORE_CONFIG"])
+    config.write_text(config.read_text() + "\n[session_start]\nmax_chars = 9500\n")
+    for n in range(30):  # ~12,000 characters of facts: more than the budget
+        project.remember(conn, f"acme-api runbook step {n:02d}: " + "check the deploy dashboards " * 13)
+    project.remember(conn, "ALPHA-MARK acme-api deploys with make ship", subject="acme-api")
+    project.secret(conn, "BETA-SECRET launch code is 0000")
+    lore(project, "install", "copilot")
+    with MockChat() as mock:
+        _copilot(copilot_cli, project, mock)
+        first = mock.chat_requests()[0]
+    assert mock.is_main(first)  # the first request the model gets is the session's own
+    users = _users(first)
+    assert users[0].startswith("<lore-memory") and "ALPHA-MARK" in users[0], users[0][:300]
+    assert users[-1].endswith("hello") and "ALPHA-MARK" not in users[-1]  # before the prompt, apart
+    assert "BETA-SECRET" not in json.dumps(first)
+    # All of it: exactly what lore's hook prints for this session, cut by lore's budget only.
+    payload = json.dumps(
+        {"sessionId": "s", "cwd": str(project.root), "source": "new", "initialPrompt": "hello"}
+    )
+    printed = subprocess.run(
+        [LORE, "hook", "session-start", "--client", "copilot"],
+        input=payload,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout
+    assert users[0] == json.loads(printed)["additionalContext"]
+    assert 9_000 < render.size(users[0]) <= 9_500 and "more facts in lore" in users[0]
+    assert "OK   copilot: hook last ran" in _doctor(project)
 
 
 def test_a_tool_call_writes_into_the_projects_space(
@@ -123,15 +163,20 @@ def test_the_project_file_needs_a_trusted_folder_and_uninstall_removes_it(
     project: Project, conn: psycopg.Connection, copilot_cli: Path
 ) -> None:
     (project.root / ".git").mkdir()
+    project.remember(conn, "ALPHA-MARK acme-api deploys with make ship", subject="acme-api")
     with MockChat() as mock:
         out = lore(project, "install", "copilot", "--project").stdout
         assert str(project.root / ".github" / "mcp.json") in out and "trusted folder" in out
+        assert str(project.root / ".github" / "hooks" / "lore.json") in out
         _copilot(copilot_cli, project, mock)
-        assert _lore_tools(mock.main_requests()[-1]) == []  # untrusted: .github/mcp.json is not read
+        untrusted = mock.main_requests()[-1]
+        assert _lore_tools(untrusted) == []  # untrusted: .github/mcp.json is not read
+        assert "ALPHA-MARK" not in json.dumps(untrusted)  # nor .github/hooks/
         assert "not a trusted folder" in _doctor(project)
 
         _copilot(copilot_cli, project, mock, "--trust-folder")
         assert "lore-recall_facts" in _lore_tools(mock.main_requests()[-1])
+        assert "ALPHA-MARK" in _users(mock.main_requests()[-1])[0]
         # What "Yes, and remember this folder" records (seen in the TUI), header comments included.
         config = project.home / ".copilot" / "config.json"
         header = "// User settings belong in settings.json.\n// This file is managed automatically.\n"
@@ -141,8 +186,10 @@ def test_the_project_file_needs_a_trusted_folder_and_uninstall_removes_it(
         assert "lore-recall_facts" in _lore_tools(mock.main_requests()[-1])
 
         lore(project, "uninstall", "copilot", "--project")
+        assert not (project.root / ".github" / "hooks" / "lore.json").exists()
         _copilot(copilot_cli, project, mock, "--trust-folder")
         assert _lore_tools(mock.main_requests()[-1]) == []
+        assert "ALPHA-MARK" not in json.dumps(mock.main_requests()[-1])
 
 
 def _hook(project: Project, name: str, answer: str) -> dict[str, Any]:

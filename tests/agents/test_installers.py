@@ -194,6 +194,39 @@ def test_cursor_refuses_an_unknown_hooks_version(tmp_path: Path) -> None:
     assert not (home / ".cursor" / "mcp.json").exists()
 
 
+def test_copilot_refuses_an_unknown_hooks_version(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_tree(home, {".copilot/hooks/lore.json": json.dumps({"version": 2, "hooks": {}})})
+    with pytest.raises(ConfigError, match="version 2"):
+        run("copilot", Scope(home))
+    assert not (home / ".copilot" / "mcp-config.json").exists()
+
+
+@pytest.mark.parametrize("project", [False, True])
+def test_vscode_and_copilot_share_one_hook_file(tmp_path: Path, project: bool) -> None:
+    """Both write lore.json in Copilot's hook folder: each edits only its own entry, and the file goes
+    with the last of them."""
+    home = tmp_path / "home"
+    repo = home / "src" / "acme-api" if project else None
+    scope = Scope(home, repo)
+    path = (repo / ".github" if repo else home / ".copilot") / "hooks" / "lore.json"
+    for first, second in (("vscode", "copilot"), ("copilot", "vscode")):
+        run(first, scope)
+        run(second, scope)
+        hooks = json.loads(path.read_text())["hooks"]
+        assert [h["command"] for h in hooks["SessionStart"]] == [f"{LORE} hook session-start --client vscode"]
+        assert hooks["sessionStart"] == [
+            {"type": "command", "bash": f"{LORE} hook session-start --client copilot", "timeoutSec": 5}
+        ]
+        assert set(run(first, scope)) == {"unchanged"}
+        run(first, scope, "uninstall")
+        assert list(json.loads(path.read_text())["hooks"]) == [
+            "sessionStart" if first == "vscode" else "SessionStart"
+        ]
+        run(second, scope, "uninstall")
+        assert not path.exists()
+
+
 def test_codex_refuses_an_inline_table_it_cannot_edit(tmp_path: Path) -> None:
     home = tmp_path / "home"
     text = '[mcp_servers]\nlore = { command = "/old/lore", args = ["mcp"] }\n'
@@ -270,5 +303,5 @@ def test_cli_project_flag_uses_the_repository_root_and_dry_run_writes_nothing(tm
         [lore, "install", "copilot"], cwd=repo, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert "no pre-prompt injection" in done.stdout
+    assert f"{home}/.copilot/hooks/lore.json: sessionStart hook (5 s)" in done.stdout
     assert (home / ".copilot" / "mcp-config.json").exists()

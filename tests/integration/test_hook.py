@@ -166,9 +166,9 @@ def test_other_client_shapes(setup: tuple[Path, dict[str, str]], conn: psycopg.C
     assert "shape fact" in json.loads(cline.stdout)["contextModification"]
     opencode = hook(env, {"cwd": str(work)}, client="opencode")
     assert opencode.stdout.startswith("<lore-memory")
-    copilot = hook(env, {"cwd": str(work), "source": "startup"}, client="copilot")
-    assert copilot.stdout == ""
-    assert "ignores session-start output" in last_log(env)["detail"]
+    copilot = hook(env, {"sessionId": "s", "cwd": str(work), "source": "new"}, client="copilot")
+    answer = json.loads(copilot.stdout)
+    assert list(answer) == ["additionalContext"] and "shape fact" in answer["additionalContext"]
 
 
 def test_budget_is_clamped_for_claude_code(

@@ -127,3 +127,243 @@ ORDINARY = [
     'SECRET_KEY = get_random_secret_key()\nDEBUG = False\nALLOWED_HOSTS = ["api.acme.test"]',
     "The user:pass@host form in URLs is deprecated; use a .pgpass file.",
 ]
+
+
+# --- evasions and look-alikes (docs/reliability.md, Secrets) ---------------------------------------
+
+# One item's fields, as the write paths pass them to `secrets.refuse`: (name, text or list of texts).
+Fields = tuple[tuple[str, "str | list[str]"], ...]
+
+
+def _token(rng: random.Random, n: int, alphabet: str = _ALNUM) -> str:
+    """A random token body with a letter and a digit (and both cases when the alphabet has them), as
+    practically every real one of that length has."""
+    while True:
+        value = _r(rng, alphabet, n)
+        both = any(c.islower() for c in alphabet) and any(c.isupper() for c in alphabet)
+        cased = not both or (any(c.islower() for c in value) and any(c.isupper() for c in value))
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and cased:
+            return value
+
+
+def _password(rng: random.Random) -> str:
+    """What a person picks: a word-like core with digits and a symbol in it, 14-18 characters."""
+    core = rng.choice(["Tr", "Bl", "Qu", "Zw", "Kr"]) + _r(rng, "aeiou", 1) + _r(rng, "bdgkmprstvz", 1)
+    return (
+        core
+        + str(rng.randint(10, 99))
+        + rng.choice("&!#%*+?@^~")
+        + _token(rng, 8, string.ascii_lowercase + string.digits)
+    )
+
+
+def _wide(text: str) -> str:
+    """Full-width forms (U+FF01..U+FF5E) of printable ASCII: what an IME or a copy from a CJK page gives."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _bold(text: str) -> str:
+    """Mathematical bold letters and digits (U+1D400...), which NFKC folds back to ASCII."""
+    out = []
+    for c in text:
+        if "a" <= c <= "z":
+            out.append(chr(0x1D41A + ord(c) - ord("a")))
+        elif "A" <= c <= "Z":
+            out.append(chr(0x1D400 + ord(c) - ord("A")))
+        elif "0" <= c <= "9":
+            out.append(chr(0x1D7CE + ord(c) - ord("0")))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _b64(text: str | bytes) -> str:
+    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
+
+
+def _wrapped(text: str, width: int = 76) -> str:
+    """As `base64` prints it: lines of 76 characters."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def _der_rsa_private_key(rng: random.Random) -> bytes:
+    """The shape of a PKCS#1 RSAPrivateKey (SEQUENCE, version 0, a 2048-bit modulus ...), random inside."""
+    body = (
+        b"\x02\x01\x00\x02\x82\x01\x01\x00"
+        + rng.randbytes(256)
+        + b"\x02\x03\x01\x00\x01"
+        + rng.randbytes(900)
+    )
+    return b"\x30\x82" + len(body).to_bytes(2, "big") + body
+
+
+def _der_public_key(rng: random.Random) -> bytes:
+    """A SubjectPublicKeyInfo for RSA (public: fine to share), random inside."""
+    algorithm = bytes.fromhex("300d06092a864886f70d0101010500")
+    key = b"\x03\x82\x01\x0f\x00" + rng.randbytes(270)
+    body = algorithm + key
+    return b"\x30\x82" + len(body).to_bytes(2, "big") + body
+
+
+def _der_certificate(rng: random.Random) -> bytes:
+    """The outer shape of an X.509 certificate (SEQUENCE of a SEQUENCE), random inside."""
+    inner = rng.randbytes(700)
+    tbs = b"\x30\x82" + len(inner).to_bytes(2, "big") + inner
+    return b"\x30\x82" + len(tbs).to_bytes(2, "big") + tbs
+
+
+def _with(text: str, at: int, inserted: str) -> str:
+    return text[:at] + inserted + text[at:]
+
+
+def evasions(seed: int = 11) -> dict[str, Fields]:
+    """name -> one item's fields hiding a fake credential from a scanner that matches raw text only.
+    Every one of them must be refused."""
+    rng = random.Random(seed)
+    ghp = "ghp_" + _token(rng, 36)
+    gho = "gho_" + _token(rng, 36)
+    pat = "github_pat_" + _token(rng, 22) + "_" + _token(rng, 59)
+    aws = "AKIA" + _token(rng, 16, _UPPER_DIGITS)
+    slack = f"xoxb-{_r(rng, string.digits, 12)}-{_r(rng, string.digits, 13)}-{_token(rng, 24)}"
+    openai = "sk-proj-" + _token(rng, 64, _URLSAFE)
+    anthropic = "sk-ant-api03-" + _token(rng, 93, _URLSAFE) + "AA"
+    stripe = "sk_live_" + _token(rng, 40)
+    npm = "npm_" + _token(rng, 36)
+    hf = "hf_" + _token(rng, 34)
+    pem = _pem(rng, "RSA PRIVATE KEY", 10)
+    password = _password(rng)
+    ssh_key = b"openssh-key-v1\x00\x00\x00\x00\x04none" + rng.randbytes(300)
+    der = _der_rsa_private_key(rng)
+    der_pem_body = _wrapped(_b64(der), 64)
+    return {
+        "GitHub token, a space inside": (("body", f"CI pushes with {ghp[:20]} {ghp[20:]} nightly"),),
+        "GitHub token, a tab inside": (("body", f"token {_with(ghp, 17, chr(9))}"),),
+        "GitHub token, a no-break space inside": (("body", _with(ghp, 11, "\u00a0")),),
+        "GitHub token, split over two lines": (("body", f"token:\n{ghp[:22]}\n{ghp[22:]}\n"),),
+        "GitHub token, in groups of four": (
+            ("body", " ".join(ghp[i : i + 4] for i in range(0, len(ghp), 4))),
+        ),
+        "GitHub token, a space after the prefix": (("statement", f"deploy token ghp_ {ghp[4:]}"),),
+        "GitHub token, a zero-width space inside": (("body", _with(ghp, 12, "\u200b")),),
+        "GitHub token, a zero-width joiner inside": (("statement", _with(gho, 9, "\u200d")),),
+        "GitHub token, a zero-width non-joiner inside": (("body", _with(ghp, 30, "\u200c")),),
+        "GitHub token, a word joiner inside": (("body", _with(ghp, 5, "\u2060")),),
+        "GitHub token, a BOM inside": (("body", _with(ghp, 20, "\ufeff")),),
+        "GitHub token, a soft hyphen inside": (("body", _with(ghp, 25, "\u00ad")),),
+        "GitHub token, a right-to-left override inside": (("body", _with(ghp, 8, "\u202e")),),
+        "GitHub token, a full-width prefix": (("body", "ｇｈｐ＿" + ghp[4:]),),
+        "GitHub token, all full-width": (("statement", f"token {_wide(ghp)}"),),
+        "GitHub token, mathematical bold": (("body", _bold(ghp)),),
+        "GitHub token, an upper-case prefix": (("body", "GHP_" + ghp[4:]),),
+        "GitHub fine-grained token, a space inside": (("body", _with(pat, 40, " ")),),
+        "GitHub token, split across title and body": (("title", f"deploy {ghp[:18]}"), ("body", ghp[18:])),
+        "GitHub token, split across two tags": (("body", "see tags"), ("tags", ["ci", ghp[:20], ghp[20:]])),
+        "AWS key id, lower-case": (("statement", f"deploy uses {aws.lower()} in us-east-1"),),
+        "AWS key id, full-width": (("body", f"id {_wide(aws)}"),),
+        "AWS key id, a space inside": (("body", f"id {aws[:4]} {aws[4:]}"),),
+        "Slack token, a zero-width space inside": (("body", _with(slack, 30, "\u200b")),),
+        "OpenAI key, a space inside": (("body", f"OPENAI_API_KEY={_with(openai, 30, ' ')}"),),
+        "Anthropic key, a full-width prefix": (("body", _wide("sk-ant-") + anthropic[7:]),),
+        "Stripe live key, a space after the prefix": (("body", f"stripe key sk_live_ {stripe[8:]}"),),
+        "npm token, a zero-width joiner inside": (("body", _with(npm, 14, "\u200d")),),
+        "Hugging Face token, an upper-case prefix": (("body", "HF_" + hf[3:]),),
+        "private key block, a zero-width space in its header": (
+            ("body", pem.replace("PRIVATE", "PRI\u200bVATE", 1)),
+        ),
+        "password=, unquoted": (("statement", f"db login: password={password}"),),
+        "PASSWORD: in YAML": (("body", f"database:\n  user: app\n  PASSWORD: {password}\n"),),
+        "DB_PASSWORD= in an env file": (("body", f"DB_HOST=db.internal\nDB_PASSWORD={password}\n"),),
+        "password in JSON, with a symbol": (("body", f'{{"user": "app", "password": "{password}"}}'),),
+        "secret= with a random value": (("body", f"secret={_token(rng, 12)}%{_token(rng, 11)}"),),
+        "token= in a URL query": (("body", f"https://hooks.example.test/run?token={_token(rng, 32)}"),),
+        "base64 of a GitHub token": (("body", f"token (b64): {_b64(ghp)}"),),
+        "base64 of an env line with a token": (("body", _b64(f"export GITHUB_TOKEN={ghp}\n")),),
+        "url-safe base64 of a Slack token": (("body", base64.urlsafe_b64encode(slack.encode()).decode()),),
+        "base64 of base64 of a token": (("body", _b64(_b64(npm))),),
+        "base64 of an AWS key id line": (("body", _b64(f"aws_access_key_id = {aws}")),),
+        "base64 of a password= line": (("body", _b64(f"password={password}")),),
+        "base64 of a PEM private key, wrapped at 76": (("body", _wrapped(_b64(pem))),),
+        "a private key's base64 body without its armour": (("body", der_pem_body),),
+        "an OpenSSH private key's base64 body without its armour": (("body", _wrapped(_b64(ssh_key), 70)),),
+    }
+
+
+def lookalikes(seed: int = 13) -> dict[str, str]:
+    """name -> ordinary text that shares a shape with a credential. None of them may be refused."""
+    rng = random.Random(seed)
+    hexdigits = "0123456789abcdef"
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + rng.randbytes(400)
+    gzip = b"\x1f\x8b\x08\x00" + rng.randbytes(300)
+
+    def uuid() -> str:
+        parts = (_r(rng, hexdigits, 8), _r(rng, hexdigits, 4), "4" + _r(rng, hexdigits, 3))
+        return "-".join((*parts, "a" + _r(rng, hexdigits, 3), _r(rng, hexdigits, 12)))
+
+    def sha(n: int) -> str:
+        return _r(rng, hexdigits, n)
+
+    guide = "Deploy guide: run make ship from the repository root, staging first, then production."
+    return {
+        "a git SHA": f"Fixed in {sha(40)} (see the PR).",
+        "short SHAs in prose": f"Reverted {sha(7)} and {sha(7)}; cherry-picked {sha(12)}.",
+        "a UUID": f"Request {uuid()} timed out at the gateway.",
+        "UUIDs in a table": "\n".join(f"| {i} | {uuid()} |" for i in range(8)),
+        "a sha256 digest": f"sha256:{_r(rng, hexdigits, 64)}",
+        "an npm integrity hash": f'"integrity": "sha512-{_b64(rng.randbytes(64))}"',
+        "a PNG data URI": f"![logo](data:image/png;base64,{_b64(png)})",
+        "a gzip blob in base64": f"payload: {_b64(gzip)}",
+        "base64 of ordinary prose": f"The guide, encoded: {_b64(guide)}",
+        "base64 of a config without secrets": _b64(
+            '{"space": "work", "paths": ["~/codes/acme-api"], "max_chars": 8000}'
+        ),
+        "a public key (PEM)": "-----BEGIN PUBLIC KEY-----\n"
+        + _wrapped(_b64(_der_public_key(rng)), 64)
+        + "\n-----END PUBLIC KEY-----",
+        "a certificate (PEM)": "-----BEGIN CERTIFICATE-----\n"
+        + _wrapped(_b64(_der_certificate(rng)), 64)
+        + "\n-----END CERTIFICATE-----",
+        "prose about passwords": "Choose a strong password (12 characters); rotate the token every 90 days.",
+        "a password policy": "The password policy changed on 2024-03-01; passwords expire after 90 days.",
+        "password=changeme": "For local dev only: password=changeme",
+        "password from the environment": "password=${DB_PASSWORD} and token=$GITHUB_TOKEN",
+        "password read in code": "password = os.environ['DB_PASSWORD']\ntoken = get_token(scope='repo')",
+        "getpass": "password = getpass.getpass('Password: ')",
+        "a placeholder password": "password=<your password>; secret=REDACTED; api_key=None",
+        "a CI secret reference": "token: ${{ secrets.GITHUB_TOKEN }}\npassword: ${{ secrets.DB_PASSWORD }}",
+        "hunter2": "password: hunter2 (the joke, not a real one)",
+        "model parameters": "max_tokens=4096, temperature=0.2, token_budget=12000",
+        "nsswitch.conf": "passwd:         files systemd\ngroup:          files systemd",
+        "the ghp_ prefix in prose": "GitHub tokens start with ghp_ and those ghp_ tokens are what the "
+        "deploy bot uses to push to the release branch every night",
+        "sk-learn": "sk- learn is what people type when they mean scikit-learn; the package is scikit-learn",
+        "the AKIA prefix in prose": "AKIA marks long-term AWS key ids and ASIA temporary ones; "
+        "the Akiapolaau is a Hawaiian bird.",
+        "eyJ in prose": "eyJ is how base64 of a JSON object starts.",
+        "a long identifier": "def test_lores_own_sources_and_docs_hold_no_findings_at_all() -> None: ...",
+        "a long path": "/usr/local/lib/python3.11/site-packages/lore/installers/files.py",
+        "accented prose": "Café, déjà vu, naïve résumé: the notes are in French — l’équipe déploie à 18 h.",
+        "full-width prose": _wide("deploy with make ship, staging first") + "。",
+        "CJK prose with full-width punctuation": "部署使用ｍａｋｅ　ｓｈｉｐ，先预发再生产。测试通过后发布。",
+        "emoji with zero-width joiners": "The team: 👨\u200d👩\u200d👧 and 🏳\ufe0f\u200d🌈 in the name.",
+        "a word with a soft hyphen": "The de\u00adployment guide is in the wiki.",
+        "a Kubernetes secret template": "kind: Secret\ndata:\n  password: <base64 of it>\n  token: ''",
+        "a pgpass line format": "host:port:database:username:password, one per line, mode 0600",
+    }
+
+
+def prefixed_tokens(seed: int = 17) -> dict[str, tuple[str, str]]:
+    """kind -> (prefix, body) of a fake token with a fixed prefix, its body with a digit and both cases
+    (as all but a few per cent of real ones: tests/reliability/test_secrets.py, spacing)."""
+    rng = random.Random(seed)
+    return {
+        "GitHub classic": ("ghp_", _token(rng, 36)),
+        "GitHub OAuth": ("gho_", _token(rng, 36)),
+        "GitHub fine-grained": ("github_pat_", _token(rng, 22) + "_" + _token(rng, 59)),
+        "GitLab": ("glpat-", _token(rng, 20, _URLSAFE)),
+        "npm": ("npm_", _token(rng, 36)),
+        "Hugging Face": ("hf_", _token(rng, 34)),
+        "Stripe live": ("sk_live_", _token(rng, 40)),
+        "OpenAI project": ("sk-proj-", _token(rng, 64, _URLSAFE)),
+        "AWS key id": ("AKIA", _token(rng, 16, _UPPER_DIGITS)),
+        "Google API key": ("AIza", _token(rng, 35, _URLSAFE)),
+    }

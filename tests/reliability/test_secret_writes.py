@@ -10,7 +10,7 @@ import pytest
 from support.mcpclient import call, lore_session, ok, text
 
 from reliability.conftest import Project
-from reliability.fakes import fake_credentials
+from reliability.fakes import evasions, fake_credentials
 
 pytestmark = pytest.mark.anyio
 FAKES = fake_credentials(3)
@@ -100,3 +100,32 @@ def test_the_cli_refuses_unless_allow_secret(project: Project, conn: psycopg.Con
         assert yes.returncode == 0, (args, yes.stderr)
     counts = _rows(conn)
     assert counts[:4] == (2, 2, 1, 1)  # fact + its revision, note + task note, the task, the message
+
+
+async def test_evasions_are_refused_on_the_tools_too(project: Project, conn: psycopg.Connection) -> None:
+    """The evasions of tests/reliability/test_secrets.py through real tools: the domain functions scan
+    what they are given with the same `secrets.refuse`, fields together (a note's title and body)."""
+    tricks = evasions(5)
+
+    def one(name: str) -> str:
+        value = tricks[name][0][1]
+        assert isinstance(value, str)
+        return value
+
+    title, body = (str(v) for _, v in tricks["GitHub token, split across title and body"])
+    async with lore_session(project.env, cwd=project.dir) as s:
+        before = _rows(conn)
+        attempts: dict[str, dict[str, Any]] = {
+            "remember_fact": {"statement": one("GitHub token, a zero-width space inside")},
+            "remember_note": {"body": body, "title": title},
+            "file_task": {"title": "rotate", "body": one("base64 of a GitHub token")},
+            "send_message": {"to": "q", "body": one("password=, unquoted")},
+            "remember_fact (full-width)": {"statement": one("GitHub token, a full-width prefix")},
+        }
+        for label, args in attempts.items():
+            result = await call(s, label.split(" ")[0], **args)
+            assert result.is_error and "looks like it holds a credential" in text(result), (
+                label,
+                text(result),
+            )
+        assert _rows(conn) == before

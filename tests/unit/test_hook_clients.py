@@ -17,7 +17,7 @@ EXPECTED = {
     "gemini": NESTED,
     "codex": NESTED,
     "vscode": NESTED,
-    "copilot": NESTED,  # printed the same way, though Copilot ignores it (injects is False)
+    "copilot": '{"additionalContext": "MEMORY \\"x\\""}',  # flat: Copilot CLI drops the nested shape
     "cursor": '{"additional_context": "MEMORY \\"x\\""}',
     "cline": '{"contextModification": "MEMORY \\"x\\""}',
     "opencode": 'MEMORY "x"',  # the plugin takes the text itself
@@ -46,7 +46,12 @@ def test_claude_code_shape_is_nested_never_flat() -> None:
 
 
 def test_which_clients_inject() -> None:
-    assert {n for n, c in clients.CLIENTS.items() if not c.injects} == {"copilot"}
+    assert {n for n, c in clients.CLIENTS.items() if not c.injects} == set()  # Copilot CLI does too
+
+
+def test_copilot_shape_is_flat_never_nested() -> None:
+    out = json.loads(clients.client("copilot").shape("MEMORY"))
+    assert out == {"additionalContext": "MEMORY"}
 
 
 def test_unknown_client_lists_known_ones() -> None:
@@ -61,6 +66,10 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
     assert claude == clients.HookInput("/p", "clear")
     cursor = clients.parse_input('{"workspace_roots": ["/w", "/x"], "hook_event_name": "sessionStart"}')
     assert cursor == clients.HookInput("/w", None)
+    copilot = clients.parse_input(  # what Copilot CLI 1.0.102 sends a sessionStart hook
+        '{"sessionId":"s","timestamp":1796147767039,"cwd":"/p","source":"new","initialPrompt":"hi"}'
+    )
+    assert copilot == clients.HookInput("/p", "new")
     assert clients.parse_input("") == clients.HookInput(None, None)
     with pytest.raises(ValueError):
         clients.parse_input("[1, 2]")
@@ -69,4 +78,5 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
 
 
 def test_inject_only_on_startup_and_clear() -> None:
-    assert {"startup", "clear", "new"} == clients.INJECT_ON  # "new": VS Code's fresh session
+    # "new": a fresh session in VS Code and Copilot CLI
+    assert {"startup", "clear", "new"} == clients.INJECT_ON

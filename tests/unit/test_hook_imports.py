@@ -23,15 +23,17 @@ PROBE = """
 import io, json, sys
 sys.stdin = io.StringIO(sys.argv[1])
 from lore.cli.main import main
-code = main(["hook", "session-start", "--client", "claude-code"])
+code = main(["hook", sys.argv[2], "--client", "claude-code"])
 sys.stderr.write("\\nMODULES=" + json.dumps(sorted({m.split(".")[0] for m in sys.modules})) + "\\n")
 sys.exit(code)
 """
 
 
-def hook_imports(env: dict[str, str], stdin: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def hook_imports(
+    env: dict[str, str], stdin: str, event: str = "session-start"
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, stdin], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE, stdin, event], env=env, capture_output=True, text=True, timeout=60
     )
     line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
     return done, set(json.loads(line.removeprefix("MODULES=")))
@@ -48,3 +50,16 @@ def test_hook_imports_nothing_heavy_even_when_it_fails(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout == ""
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
     assert "lore" in modules
+
+
+def test_the_session_end_hook_imports_nothing_heavy_either(tmp_path: Path) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "LORE_DATA_DIR": str(tmp_path / "data"),
+        "LORE_CONFIG": str(tmp_path / "missing.toml"),
+    }
+    stdin = json.dumps({"cwd": str(tmp_path), "session_id": "s", "hook_event_name": "Stop"})
+    done, modules = hook_imports(env, stdin, "session-end")
+    assert done.returncode == 0 and done.stdout == ""
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))

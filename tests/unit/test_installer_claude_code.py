@@ -48,7 +48,10 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     assert settings["hooks"]["UserPromptSubmit"] == [
         {"hooks": [{"type": "command", "command": f"{LORE} hook prompt --client claude-code", "timeout": 5}]}
     ]
-    assert settings["hooks"]["Stop"] == user_settings["hooks"]["Stop"]
+    # The user's Stop hook stays first; lore's (the handoff) comes after it, and a SessionEnd hook too.
+    end = {"type": "command", "command": f"{LORE} hook session-end --client claude-code", "timeout": 5}
+    assert settings["hooks"]["Stop"] == [*user_settings["hooks"]["Stop"], {"hooks": [end]}]
+    assert settings["hooks"]["SessionEnd"] == [{"hooks": [end]}]
     # backups of what the user had
     assert json.loads((tmp_path / ".claude.json.lore-backup").read_text()) == user_mcp
 
@@ -58,6 +61,7 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     assert moved[0].action == "updated"
     moved_hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert len(moved_hooks["SessionStart"]) == 2 and len(moved_hooks["UserPromptSubmit"]) == 1
+    assert len(moved_hooks["Stop"]) == 2 and len(moved_hooks["SessionEnd"]) == 1
     assert moved_hooks["UserPromptSubmit"][0]["hooks"][0]["command"].startswith("/new/place/lore hook prompt")
 
     removed = claude_code.uninstall(tmp_path)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from lore import markdown, purge, transfer
@@ -39,17 +41,44 @@ def export(space: str | None, output: str | None) -> int:
             return 0
         assert output is not None
         target = Path(output)
-        partial = target.with_name(target.name + ".partial")
-        count = 0
-        with open(partial, "w", encoding="utf-8") as out:
+        count = _write_private(target, lines)
+        print(f"Exported {count - 2:,} rows to {target}.", file=sys.stderr)
+    return 0
+
+
+def _write_private(target: Path, lines: Iterable[str]) -> int:
+    """Write an export as `target`, readable by its owner only (it holds every space): a temporary
+    file made by mkstemp in the same directory (O_CREAT | O_EXCL, mode 0600, a fresh random name, so a
+    link planted under any name is never opened), fsynced, then renamed over `target` (a link there
+    is replaced, never written through), and the directory fsynced. Never a half-written export
+    under the real name. Returns the number of lines."""
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
+    except OSError as exc:
+        raise InvalidInput(
+            f"Cannot write {target}: {exc.strerror}.", "Pass a file in a directory you can write."
+        ) from None
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             for line in lines:
                 out.write(line + "\n")
                 count += 1
             out.flush()
             os.fsync(out.fileno())
-        partial.replace(target)  # never a half-written export under the real name
-        print(f"Exported {count - 2:,} rows to {target}.", file=sys.stderr)
-    return 0
+        os.replace(temp, target)
+    except OSError as exc:  # a full disk, `target` a directory, ...
+        Path(temp).unlink(missing_ok=True)
+        raise InvalidInput(f"Cannot write {target}: {exc.strerror}.", "Nothing was written there.") from None
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    directory = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+    return count
 
 
 def load(file: str) -> int:
@@ -64,7 +93,7 @@ def load(file: str) -> int:
         with connect.connect(_url()) as conn:
             migrate.upgrade(conn)
             conn.commit()
-            report = transfer.load(conn, handle)
+            report = transfer.load(conn, transfer.lines_of(handle))
     except UnicodeDecodeError:
         raise InvalidInput(f"{path} is not UTF-8 text.", "Pass the file written by `lore export`.") from None
     finally:
@@ -76,20 +105,20 @@ def load(file: str) -> int:
 
 def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> int:
     path = Path(target).expanduser()
-    files = markdown.files_in(path)
+    collected = markdown.files_in(path)
     with session_and_connection(workspace) as (session, conn):
         root = Path(session.signal.path)
         found: list[markdown.Section] = []
-        for file in files:
-            try:
-                text = file.read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InvalidInput(f"Cannot read {file}: {exc}.", "Make it a readable UTF-8 file.") from None
-            found.extend(markdown.sections(text, markdown.file_key(file, root)))
+        for file in collected.files:
+            found.extend(markdown.sections(markdown.read(file), markdown.file_key(file, root)))
         outcome = markdown.apply(conn, session.origin, found, allow_secret=allow_secret)
-    print(f"Imported {len(files)} files into space {session.space}: {outcome.describe()}.")
+    print(f"Imported {len(collected.files)} files into space {session.space}: {outcome.describe()}.")
     for note_id in outcome.created + outcome.updated:
         print(f"  {note_id}")
+    if collected.skipped:
+        print(f"Skipped {len(collected.skipped)} (lore does not follow links out of {path}):")
+        for file, why in collected.skipped:
+            print(f"  {file}: {why}")
     return 0
 
 

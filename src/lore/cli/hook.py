@@ -1,4 +1,5 @@
-"""`lore hook session-start|prompt --client C`: thin; all logic in lore.hooks. Always exits 0."""
+"""`lore hook session-start|prompt|session-end --client C`: thin; all logic in lore.hooks. Always
+exits 0."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ def run(event: str, client: str, started: float | None = None) -> int:
         from lore.hooks import prompt
 
         text = prompt.run(client, raw, os.environ, started)
+    elif event == "session-end":
+        from lore.hooks import session_end
+
+        text = session_end.run(client, raw, os.environ, started)
     else:
         from lore.hooks import session_start
 

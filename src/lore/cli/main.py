@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
         v.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
         v.add_argument("--workspace", metavar="DIR")
 
+    hand = sub.add_parser("handoff", help="what the last agent session here left: its final message, changes")
+    hand.add_argument("--workspace", metavar="DIR", help="default: the current directory")
+
     nts = sub.add_parser("notes", help="write a note from a terminal")
     nts.add_argument("action", choices=["add"])
     nts.add_argument("body")
@@ -143,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
             inst.add_argument("--server", metavar="URL", help="a `lore serve --sign-in` (token: $LORE_TOKEN)")
 
     hook = sub.add_parser("hook", help="agent hooks (stdin: the client's hook JSON)")
-    hook.add_argument("event", choices=["session-start", "prompt"])
+    hook.add_argument("event", choices=["session-start", "prompt", "session-end"])
     hook.add_argument("--client", default="claude-code")
     return p
 
@@ -256,6 +259,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import memory
 
         return memory.facts(args.action, getattr(args, "id", None), args.workspace)
+    if command == "handoff":
+        from lore.cli import memory
+
+        return memory.handoff(args.workspace)
     raise AssertionError(command)
 
 

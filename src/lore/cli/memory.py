@@ -1,4 +1,5 @@
-"""`lore facts list|history`: read memory from a terminal, through the same core as the tools."""
+"""`lore facts list|history` and `lore handoff`: read memory from a terminal, through the same core
+as the tools."""
 
 from __future__ import annotations
 
@@ -6,20 +7,43 @@ import os
 from pathlib import Path
 
 from lore import facts as fact_store
-from lore import render, validate
+from lore import handoffs, render, validate
 from lore.config import load_config
 from lore.db import connect, migrate
 from lore.session import build
 from lore.workspace import WorkspaceSignal, choose_workspace
 
 
+def _signal(workspace: str | None) -> WorkspaceSignal:
+    if workspace:
+        return WorkspaceSignal(Path(os.path.abspath(workspace)), "--workspace")
+    return choose_workspace(None, os.environ, [], os.getcwd())
+
+
+def handoff(workspace: str | None) -> int:
+    """The last session's handoff here, in full (whatever its age; says when session starts no
+    longer show it)."""
+    config = load_config()
+    session = build(_signal(workspace), config, os.environ, "cli")
+    target = connect.target(config.database_url)
+    with connect.connect(target.url) as conn:
+        migrate.upgrade(conn)
+        found = handoffs.last(conn, session.space, str(session.root), None)
+        if found is None:
+            print(
+                f"No handoff for {session.root} (space {session.space}) yet. An agent's session-end hook "
+                "writes one when a turn or a session ends: `lore install CLIENT` wires it."
+            )
+            return 0
+        tasks = handoffs.task_titles(conn, found.space, found.tasks)
+        hours = config.handoff_max_age_hours
+        print(render.handoff_text(found, handoffs.now(conn), tasks, max_age_hours=hours))
+    return 0
+
+
 def facts(action: str, item: str | None, workspace: str | None) -> int:
     config = load_config()
-    signal = (
-        WorkspaceSignal(Path(workspace), "--workspace")
-        if workspace
-        else choose_workspace(None, os.environ, [], os.getcwd())
-    )
+    signal = _signal(workspace)
     session = build(signal, config, os.environ, "cli")
     target = connect.target(config.database_url)
     with connect.connect(target.url) as conn:

@@ -3,14 +3,16 @@ server's renderer (`GET /api/session-start`) instead of reading a local database
 
 Standard library only (the hook's import budget): `urllib.request`, imported when used. The same
 deadline as the local path bounds the request; the token goes in the Authorization header only,
-and no error message carries it.
+and no error message carries it. Redirects are refused (a failure the hook log records): urllib would
+follow one to any origin with the Authorization header.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from typing import Any
+from urllib.parse import urlencode, urljoin, urlsplit
 
 from lore.errors import RemoteError
 
@@ -32,12 +34,25 @@ def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: fl
     if token:
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, headers=headers)
+
+    class Refuse(urllib.request.HTTPRedirectHandler):
+        """No redirect is followed: urllib would send the Authorization header to the new address."""
+
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None  # urllib then raises the 3xx as an HTTPError
+
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.build_opener(Refuse).open(request, timeout=timeout) as response:
             data = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         with exc:
             detail = _error_detail(exc.read())
+        if exc.code in _REDIRECTS:
+            where = _origin(urljoin(url, exc.headers.get("Location") or ""))
+            raise RemoteError(
+                f"the server answered with a redirect ({exc.code}) to {where}; lore does not follow "
+                "redirects (the token would go along): set LORE_URL to the server's final address"
+            ) from None
         if exc.code == 401:
             raise RemoteError("the server refused LORE_TOKEN (401): check it, or create a new one") from None
         raise RemoteError(f"the server answered {exc.code}{detail}") from None
@@ -49,6 +64,23 @@ def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: fl
         raise RemoteError("the server's answer has no session-start text")
     return Remote(
         data["text"], str(data.get("space", "")), int(data.get("shown", 0)), int(data.get("omitted", 0))
+    )
+
+
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of `url`: never its user, password, path or query."""
+    try:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "an address lore cannot read"
+    return (
+        f"{parts.scheme}://{parts.hostname}{port}"
+        if parts.scheme and parts.hostname
+        else "an unknown address"
     )
 
 

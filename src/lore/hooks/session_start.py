@@ -59,6 +59,8 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         session.workspace_name,
         timeout=max(0.05, remaining - 0.05),
         inbox_space=session.space,
+        root=str(session.root),
+        handoff_hours=config.handoff_max_age_hours,
     )
     budget = render.clamp_budget(config.session_start_max_chars, client_name)
     out = render.session_start(
@@ -68,11 +70,13 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         max_chars=budget,
         total=snapshot.total,
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
+        last=snapshot.last,
     )
     elapsed = int((time.monotonic() - started) * 1000)
+    handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
     detail = (
-        f"space {session.space} ({session.resolved.rule}): {out.shown} facts shown, {out.omitted} cut, "
-        f"{render.size(out.text)} chars, {elapsed} ms"
+        f"space {session.space} ({session.resolved.rule}): {out.shown} facts shown, {out.omitted} cut"
+        f"{handoff}, {render.size(out.text)} chars, {elapsed} ms"
     )
     log.append(client_name, "session-start", True, detail, env)
     return adapter.shape(out.text) if out.text else ""

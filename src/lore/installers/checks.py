@@ -70,3 +70,8 @@ def each_hook(*rules: HookRule) -> Rule:
 def first_run(hint: str) -> Rule:
     """When the hook last ran; `hint` says how to make it run when it never did."""
     return lambda seen: [shared.last_run(seen.name, hint, seen.scope.env)]
+
+
+def end_run(hint: str) -> Rule:
+    """When the session-end hook (the handoff) last ran, for a client that has one."""
+    return lambda seen: [shared.last_run(seen.name, hint, seen.scope.env, "session-end")]

@@ -40,9 +40,16 @@ HOOKS = HookFile(
         # What other agents sent (messages, inbox tasks) since the last prompt; usually prints
         # nothing. (Hosted mode has no per-prompt endpoint yet: no prompt hook there.)
         Hook("UserPromptSubmit", run="prompt", local_only=True),
+        # The handoff (lore hook session-end): `Stop` ends each turn and carries the final message;
+        # `SessionEnd` (exit, /clear) reads it from the transcript. (Hosted mode: not yet.)
+        Hook("Stop", run="session-end", local_only=True),
+        Hook("SessionEnd", run="session-end", local_only=True),
     ),
-    installed="SessionStart hook (startup|clear, 5 s) + UserPromptSubmit hook (messages, inbox)",
-    removed="SessionStart and UserPromptSubmit hooks",
+    installed=(
+        "SessionStart hook (startup|clear, 5 s) + UserPromptSubmit hook (messages, inbox) + Stop and "
+        "SessionEnd hooks (handoff)"
+    ),
+    removed="SessionStart, UserPromptSubmit, Stop and SessionEnd hooks",
 )
 
 
@@ -70,6 +77,16 @@ def _prompt_hook(seen: checks.Seen) -> list[Check]:
     )
 
 
+def _end_hooks(seen: checks.Seen) -> list[Check]:
+    if not seen.hooks or _hosted(seen.server) or HOOKS.found(seen.scope, NAME, "Stop"):
+        return []
+    return seen.says(
+        "WARN",
+        f"no Stop hook in {seen.hook_path}: the next session here will not know what this one did "
+        "→ run `lore install claude-code` again",
+    )
+
+
 def notes(scope: Scope) -> list[str]:
     if scope.server:
         return [
@@ -92,7 +109,9 @@ DOCTOR = (
     ),
     checks.each_hook(checks.hook_runs_lore),
     _prompt_hook,
+    _end_hooks,
     checks.first_run("start `claude` in a project"),
+    checks.end_run("end a `claude` session (or a turn) in a project"),
 )
 MCP = JsonServer(lambda scope: paths(scope)[0], "mcpServers", server_entry)
 CLIENT = Client(NAME, "Claude Code", MCP, HOOKS, DOCTOR, notes, hosted=True)

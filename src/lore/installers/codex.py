@@ -5,6 +5,8 @@ beside it (the same shape as Claude Code's).
 - `required = true`: otherwise Codex may send the first request before the server is up, and the
   tools are missing from it (seen in 5 of 6 runs). `env_vars` passes lore's own variables
   (`LORE_CONFIG`, `LORE_DATABASE_URL`, ...) through: Codex gives a server only HOME and PATH.
+- The handoff (`lore hook session-end`): `Stop` (each turn's end, with `last_assistant_message`)
+  and `SessionEnd` (Codex clamps its timeout to 3 s).
 - Codex skips an untrusted hook WITHOUT any message. The user trusts it once (Codex asks "Hooks need
   review" at start, or `/hooks`); Codex then records `trusted_hash` under `[hooks.state."<hooks.json
   path>:session_start:<group>:<hook>"]` in the user's config.toml, which `lore doctor` reads. A hook
@@ -82,15 +84,40 @@ def _config(seen: checks.Seen) -> list[Check]:
     return out
 
 
-def _hook_trust(seen: checks.Seen, found: checks.Found) -> list[Check]:
+def _trusted(seen: checks.Seen, event: str, found: checks.Found) -> bool:
     state = tomlfile.get(_user_config(seen.scope)[1], ("hooks", "state"))
-    key = ":session_start:{}:{}".format(*found.place)
-    if any(isinstance(e, dict) and e.get("trusted_hash") for e in _entries(state, paths(seen.scope)[1], key)):
+    key = ":{}:{}:{}".format(event, *found.place)
+    entries = _entries(state, paths(seen.scope)[1], key)
+    return any(isinstance(e, dict) and e.get("trusted_hash") for e in entries)
+
+
+def _hook_trust(seen: checks.Seen, found: checks.Found) -> list[Check]:
+    if _trusted(seen, "session_start", found):
         return seen.says("OK", "the SessionStart hook is trusted (Codex asks again if it changes)")
     return seen.says(
         "WARN",
         "Codex has not trusted lore's hook yet and skips it without a word → start `codex` once and "
         'trust it when it says "Hooks need review" (or `/hooks`)',
+    )
+
+
+def _end_hooks(seen: checks.Seen) -> list[Check]:
+    """The Stop hook (the handoff): there, and trusted like the SessionStart hook."""
+    if not seen.hooks:
+        return []
+    stops = HOOKS.found(seen.scope, NAME, "Stop")
+    if not stops:
+        return seen.says(
+            "WARN",
+            f"no Stop hook in {seen.hook_path}: the next session here will not know what this one did "
+            "→ run `lore install codex` again",
+        )
+    if any(_trusted(seen, "stop", found) for found in stops):
+        return []
+    return seen.says(
+        "WARN",
+        "Codex has not trusted lore's Stop hook (the handoff) yet and skips it without a word → trust it "
+        'when Codex says "Hooks need review" (or `/hooks`)',
     )
 
 
@@ -108,9 +135,15 @@ def notes(scope: Scope) -> list[str]:
 MCP = TomlServer(lambda scope: paths(scope)[0], TABLE, lambda scope, lore: server_entry(lore), " (required)")
 HOOKS = HookFile(
     lambda scope: paths(scope)[1],
-    (Hook("SessionStart", matcher="startup|clear"),),
-    installed="SessionStart hook (startup|clear, 5 s)",
-    removed="SessionStart hook",
+    (
+        Hook("SessionStart", matcher="startup|clear"),
+        # The handoff: `Stop` ends each turn with `last_assistant_message`; `SessionEnd` at exit
+        # (Codex clamps a SessionEnd hook's timeout to 3 s: seen with 0.171).
+        Hook("Stop", run="session-end"),
+        Hook("SessionEnd", timeout=3, run="session-end"),
+    ),
+    installed="SessionStart hook (startup|clear, 5 s) + Stop and SessionEnd hooks (handoff)",
+    removed="SessionStart, Stop and SessionEnd hooks",
 )
 DOCTOR = (
     checks.runs_lore,
@@ -123,7 +156,9 @@ DOCTOR = (
     _config,
     checks.no_hook("no SessionStart hook in {path} → run `lore install codex`"),
     checks.each_hook(checks.hook_runs_lore, _hook_trust),
+    _end_hooks,
     checks.first_run("start `codex` in a project (and trust the hook)"),
+    checks.end_run("end a `codex` turn in a project (and trust the Stop hook)"),
 )
 CLIENT = Client(NAME, "Codex", MCP, HOOKS, DOCTOR, notes)
 INSTALLER = CLIENT.installer()

@@ -1,16 +1,18 @@
 """GitHub Copilot CLI: the MCP server in `~/.copilot/mcp-config.json` (`$COPILOT_HOME`; project:
-`.github/mcp.json`), and NO session-start hook.
+`.github/mcp.json`) and the sessionStart hook in a hook file of lore's own,
+`~/.copilot/hooks/lore.json` (project: `.github/hooks/lore.json`).
 
-Copilot CLI starts the server in its working directory (the workspace signal is the cwd) and reads
-a project's `.github/mcp.json` only in a folder the user trusts (`trustedFolders` in its
-`config.json`, which "Yes, and remember this folder" writes; `copilot -p` needs `--trust-folder`
-otherwise): doctor checks that.
-
-lore's hook adapter (`lore.clients`) treats Copilot CLI as ignoring whatever a sessionStart hook
-prints, so lore installs no hook: in Copilot CLI the memory arrives only when the model calls
-`recall_facts` / `search_notes`. Copilot CLI 1.0.102 does read a flat `{"additionalContext": ...}`
-from a sessionStart hook (`~/.copilot/hooks/*.json`; tests/agents/test_copilot_cli.py pins it):
-a hook here waits for that adapter to answer in that shape.
+- Copilot CLI starts the server in its working directory (the workspace signal is the cwd; the
+  hook's input names it too, with `"source": "new"`, or "resume") and reads a project's
+  `.github/mcp.json` and `.github/hooks/` only in a folder the user trusts (`trustedFolders` in its
+  `config.json`, which "Yes, and remember this folder" writes; `copilot -p` needs `--trust-folder`
+  otherwise): doctor checks that.
+- The hook file is Copilot CLI's own format, `{"version": 1, "hooks": {"sessionStart": [{"type":
+  "command", "bash", "timeoutSec"}]}}`; the hook answers a flat `{"additionalContext": ...}`, which
+  arrives as a user message before the prompt (1.0.102; tests/agents/test_copilot_cli.py).
+- VS Code writes its SessionStart hook into the same file (`lore install vscode`); each installer
+  edits only its own entry, and the file goes when neither is left. Copilot CLI runs VS Code's entry
+  too and ignores its nested answer.
 """
 
 from __future__ import annotations
@@ -20,19 +22,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lore.installers import Check, Scope, checks
+from lore.errors import ConfigError
+from lore.installers import Check, Scope, checks, shared
 from lore.installers.client import Client
+from lore.installers.hookfiles import Entries, Hook, HookFile
 from lore.installers.servers import JsonServer
 
 NAME = "copilot"
-NO_INJECTION = (
-    "lore has no pre-prompt injection for Copilot CLI (its hook adapter sends Copilot nothing), so lore "
-    "installs no hook for it: memory reaches Copilot only when the model calls recall_facts or "
-    "search_notes."
-)
+EVENT = "sessionStart"
 TRUST = (
-    'Copilot CLI reads {path} only in a trusted folder: answer "Yes, and remember this folder" when '
-    "`copilot` first starts in {project} (`copilot -p` needs --trust-folder until then)."
+    'Copilot CLI reads {path} and {hooks} only in a trusted folder: answer "Yes, and remember this '
+    'folder" when `copilot` first starts in {project} (`copilot -p` needs --trust-folder until then).'
 )
 
 
@@ -44,6 +44,13 @@ def path(scope: Scope) -> Path:
     if scope.project:
         return scope.project / ".github" / "mcp.json"
     return home(scope) / "mcp-config.json"
+
+
+def hook_path(scope: Scope) -> Path:
+    """lore's hook file (VS Code's user and project hook file too)."""
+    if scope.project:
+        return scope.project / ".github" / "hooks" / "lore.json"
+    return home(scope) / "hooks" / "lore.json"
 
 
 def server_entry(lore: str) -> dict[str, Any]:
@@ -72,34 +79,54 @@ def trusted_folders(scope: Scope) -> list[Path] | None:
 
 
 def _trusted(seen: checks.Seen) -> list[Check]:
-    """A project's file counts only in a trusted folder (or one under it)."""
+    """A project's files count only in a trusted folder (or one under it)."""
     project = seen.scope.project
-    if project is None or seen.server is None:
+    if project is None or (seen.server is None and not seen.hooks):
         return []
     folders = trusted_folders(seen.scope)
     if folders is not None and any(project.is_relative_to(f) for f in folders):
         return []
     return seen.says(
         "WARN",
-        f"{project} is not a trusted folder in {home(seen.scope) / 'config.json'}, so Copilot CLI does "
-        f'not read {seen.server_path} → start `copilot` there and answer "Yes, and remember this folder"',
+        f"{project} is not a trusted folder in {home(seen.scope) / 'config.json'}, so Copilot CLI reads "
+        f"neither {seen.server_path} nor {hook_path(seen.scope)} → start `copilot` there and answer "
+        '"Yes, and remember this folder"',
     )
 
 
-def _no_memory(seen: checks.Seen) -> list[Check]:
-    return seen.says(
-        "WARN",
-        "no memory before the first prompt (lore installs no sessionStart hook for Copilot CLI) → "
-        "nothing to fix; the model reads memory with recall_facts",
-    )
+def _version_1(hooks: dict[str, Any], path: Path, lore: str) -> None:
+    """lore writes (and edits) Copilot CLI's hooks version 1 only."""
+    if hooks.get("version", 1) != 1:
+        raise ConfigError(
+            f"{path} has version {hooks.get('version')!r}; lore writes Copilot CLI's hooks version 1.",
+            f"Add `{shared.hook_command(lore, NAME)}` to its {EVENT} hooks yourself; lore changed nothing.",
+        )
+    hooks.setdefault("version", 1)
 
 
 def notes(scope: Scope) -> list[str]:
     if scope.project:
-        return [TRUST.format(path=path(scope), project=scope.project), NO_INJECTION]
-    return [NO_INJECTION]
+        return [TRUST.format(path=path(scope), hooks=hook_path(scope), project=scope.project)]
+    return []
 
 
-MCP = JsonServer(path, "mcpServers", lambda scope, lore: server_entry(lore), " (no hook: see below)")
-CLIENT = Client(NAME, "Copilot CLI", MCP, None, (checks.runs_lore, _trusted, _no_memory), notes)
+MCP = JsonServer(path, "mcpServers", lambda scope, lore: server_entry(lore))
+HOOKS = HookFile(
+    hook_path,
+    (Hook(EVENT),),
+    installed=f"{EVENT} hook (5 s)",
+    removed=f"{EVENT} hook",
+    shape=Entries(own_file=True, keys=("bash", "timeoutSec")),
+    prepare=_version_1,
+)
+DOCTOR = (
+    checks.runs_lore,
+    _trusted,
+    checks.no_hook(
+        f"no {EVENT} hook in {{path}}: no memory before the first prompt → run `lore install copilot`"
+    ),
+    checks.each_hook(checks.hook_runs_lore),
+    checks.first_run("start `copilot` in a project"),
+)
+CLIENT = Client(NAME, "Copilot CLI", MCP, HOOKS, DOCTOR, notes)
 INSTALLER = CLIENT.installer()

@@ -6,6 +6,8 @@
   "timeout"}]}}`; its input names the project in `workspace_roots`, and it answers
   `{"additional_context": ...}`. Cursor documents sessionStart as fire-and-forget: the memory may
   land after the first prompt, so the tools (`recall_facts`) stay the reliable path.
+- The handoff (`lore hook session-end`) hangs on `afterAgentResponse`, whose documented input carries
+  the agent's reply as `text` (Cursor does not run here: golden files and the documented input).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from lore.installers.servers import JsonServer
 
 NAME = "cursor"
 EVENT = "sessionStart"
+END_EVENT = "afterAgentResponse"
 
 
 def paths(scope: Scope) -> tuple[Path, Path]:
@@ -66,9 +69,13 @@ def notes(scope: Scope) -> list[str]:
 MCP = JsonServer(lambda scope: paths(scope)[0], "mcpServers", lambda scope, lore: server_entry(lore))
 HOOKS = HookFile(
     lambda scope: paths(scope)[1],
-    (Hook(EVENT, {}),),
-    installed=f"{EVENT} hook (5 s)",
-    removed=f"{EVENT} hook",
+    (
+        Hook(EVENT, {}),
+        # The handoff: Cursor's documented `afterAgentResponse` carries the agent's reply (`text`).
+        Hook(END_EVENT, {}, run="session-end"),
+    ),
+    installed=f"{EVENT} hook (5 s) + {END_EVENT} hook (handoff)",
+    removed=f"{EVENT} and {END_EVENT} hooks",
     shape=Entries(),
     prepare=_version_1,
 )
@@ -84,6 +91,7 @@ DOCTOR = (
     _versionless,
     checks.each_hook(checks.hook_runs_lore),
     checks.first_run("open a project in Cursor and start an agent chat"),
+    checks.end_run("let a Cursor agent answer once in a project"),
 )
 CLIENT = Client(NAME, "Cursor", MCP, HOOKS, DOCTOR, notes)
 INSTALLER = CLIENT.installer()

@@ -2,7 +2,8 @@
 shown (`--dry-run`). Nothing is written when planning fails, so an install never stops half-way.
 
 Writing keeps a `.lore-backup` copy of each existing file the first time lore changes it, and
-replaces files atomically (a temporary file in the same directory, then a rename).
+replaces files atomically (a temporary file in the same directory, then a rename). A file that is a
+symbolic link is written through: its target is replaced and the link stays.
 """
 
 from __future__ import annotations
@@ -129,18 +130,23 @@ def _backup(path: Path) -> None:
 
 
 def _write(path: Path, text: str, executable: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Replace the file atomically. A `path` that is a symbolic link (a dotfiles setup:
+    `~/.claude.json -> ~/dotfiles/claude.json`) stays one: the file it points to is replaced, in its
+    own folder, so the link and the dotfiles both see the change. The backup (the target's content)
+    is next to `path`, as for a plain file."""
+    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    real.parent.mkdir(parents=True, exist_ok=True)
     _backup(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        if path.exists():
-            shutil.copymode(path, tmp)
+        if real.exists():
+            shutil.copymode(real, tmp)
         if executable:
             mode = os.stat(tmp).st_mode
             os.chmod(tmp, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRUSR)
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

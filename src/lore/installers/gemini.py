@@ -6,6 +6,8 @@ server and the SessionStart hook.
 - Its timeout is in milliseconds. Only the nested `hookSpecificOutput.additionalContext` reaches the
   model (inside `<hook_context>` before the first prompt); the hook's environment holds the user's
   API key, which lore never logs.
+- The handoff (`lore hook session-end`): `AfterAgent` (each turn's end, with the final text) and
+  `SessionEnd` (best effort: Gemini CLI does not wait for it), neither with a matcher.
 - `trust: true`: in headless runs (`gemini -p`) Gemini CLI leaves out every tool that would ask for
   confirmation, so an untrusted lore would offer no tools at all there. lore's tools only read and
   write lore's memory, in the session's own space.
@@ -49,10 +51,28 @@ def _matcher(seen: checks.Seen, found: checks.Found) -> list[Check]:
 MCP = JsonServer(path, "mcpServers", lambda scope, lore: server_entry(lore), " (trusted)")
 HOOKS = HookFile(
     path,
-    (Hook("SessionStart", {"name": "lore", "type": "command"}, timeout=5000),),
-    installed="SessionStart hook (5 s)",
-    removed="SessionStart hook",
+    (
+        Hook("SessionStart", {"name": "lore", "type": "command"}, timeout=5000),
+        # The handoff: `AfterAgent` ends each turn and carries the final text (`prompt_response`);
+        # `SessionEnd` is best effort (Gemini CLI does not wait for it) and reads the transcript.
+        Hook("AfterAgent", {"name": "lore-handoff", "type": "command"}, timeout=5000, run="session-end"),
+        Hook("SessionEnd", {"name": "lore-handoff", "type": "command"}, timeout=5000, run="session-end"),
+    ),
+    installed="SessionStart hook (5 s) + AfterAgent and SessionEnd hooks (handoff)",
+    removed="SessionStart, AfterAgent and SessionEnd hooks",
 )
+
+
+def _end_hooks(seen: checks.Seen) -> list[Check]:
+    if not seen.hooks or HOOKS.found(seen.scope, NAME, "AfterAgent"):
+        return []
+    return seen.says(
+        "WARN",
+        f"no AfterAgent hook in {seen.hook_path}: the next session here will not know what this one "
+        "did → run `lore install gemini` again",
+    )
+
+
 DOCTOR = (
     checks.runs_lore,
     checks.server_if(
@@ -63,7 +83,9 @@ DOCTOR = (
     ),
     checks.no_hook("no SessionStart hook in {path} → run `lore install gemini`"),
     checks.each_hook(_matcher, checks.hook_runs_lore),
+    _end_hooks,
     checks.first_run("start `gemini` in a project"),
+    checks.end_run("end a `gemini` turn or session in a project"),
 )
 CLIENT = Client(NAME, "Gemini CLI", MCP, HOOKS, DOCTOR)
 INSTALLER = CLIENT.installer()

@@ -3,8 +3,9 @@ own is a `scripts.ScriptFile`.)
 
 A JSON hook file maps each event to a list, in one of two shapes: Claude-shaped groups
 (`{"hooks": {EVENT: [{"matcher": M, "hooks": [hook, ...]}]}}`: Claude Code, Gemini CLI, Codex) or
-the hooks themselves (`{"hooks": {EVENT: [hook, ...]}}`: Cursor, VS Code). lore replaces its own
-hook in the list (found by its command, wherever lore lives) and leaves the user's alone.
+the hooks themselves (`{"hooks": {EVENT: [hook, ...]}}`: Cursor, VS Code, Copilot CLI, whose hook
+names its command `bash` and its timeout `timeoutSec`). lore replaces its own hook in the list (found
+by its command, wherever lore lives) and leaves the user's alone.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ class Hook:
     run: str = "session-start"  # lore's hook: session-start | prompt
     local_only: bool = False  # hosted (`--server`) has no such endpoint: the hook is taken out there
 
-    def entry(self, command: str) -> dict[str, Any]:
-        return {**self.fields, "command": command, "timeout": self.timeout}
+    def entry(self, command: str, keys: tuple[str, str] = ("command", "timeout")) -> dict[str, Any]:
+        """The entry, its command and timeout under `keys` (the client's names for them)."""
+        return {**self.fields, keys[0]: command, keys[1]: self.timeout}
 
 
-def _ours(hook: Any, client: str) -> bool:
-    return isinstance(hook, dict) and shared.is_ours(hook.get("command"), client)
+def _ours(hook: Any, client: str, key: str = "command") -> bool:
+    return isinstance(hook, dict) and shared.is_ours(hook.get(key), client)
 
 
 def _listed(value: Any) -> list[Any]:
@@ -104,12 +106,13 @@ class Entries:
     """Each event lists the hooks themselves."""
 
     own_file: bool = False  # the file is lore's own: removed once lore's hook was all it held
+    keys: tuple[str, str] = ("command", "timeout")  # what the client calls a hook's command, timeout
 
     def item(self, hook: Hook, command: str) -> dict[str, Any]:
-        return hook.entry(command)
+        return hook.entry(command, self.keys)
 
     def kept(self, entries: Any, client: str) -> list[Any]:
-        return [e for e in _listed(entries) if not _ours(e, client)]
+        return [e for e in _listed(entries) if not _ours(e, client, self.keys[0])]
 
     def drop(self, data: dict[str, Any], event: str, client: str) -> bool:
         events = data.get("hooks")
@@ -119,9 +122,9 @@ class Entries:
 
     def found(self, entries: list[Any], client: str, what: str) -> list[Found]:
         return [
-            Found(what, shared.command_lore(e.get("command")), e, None, (i, 0))
+            Found(what, shared.command_lore(e.get(self.keys[0])), e, None, (i, 0))
             for i, e in enumerate(entries)
-            if _ours(e, client)
+            if _ours(e, client, self.keys[0])
         ]
 
 
@@ -174,8 +177,8 @@ class HookFile:
         dropped = [self.shape.drop(data, hook.event, client) for hook in self.hooks]
         if not any(dropped):
             return None
-        if self.shape.own_file and data == {"hooks": {}}:
-            edits.delete(path)  # lore's own file, now empty
+        if self.shape.own_file and data.get("hooks") == {} and set(data) <= {"hooks", "version"}:
+            edits.delete(path)  # lore's own file, now empty (VS Code and Copilot CLI may share it)
         else:
             edits.write_json(path, data)
         return Change(path, "removed", self.removed)

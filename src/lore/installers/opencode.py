@@ -1,7 +1,9 @@
 """OpenCode: the MCP server in `opencode.json` (`~/.config/opencode/`, project: the repository's
 root), and, since OpenCode has no shell session-start hook, a small JS plugin
 (`plugins/lore.js`; project: `.opencode/plugins/lore.js`) that asks `lore hook session-start
---client opencode` for the memory once per session and adds it to the system messages.
+--client opencode` for the memory once per session and adds it to the system messages; when a
+session goes idle (`session.idle`) it runs `lore hook session-end --client opencode` detached, with
+the last text the agent completed (`experimental.text.complete`): the handoff.
 
 OpenCode starts a local server in the project directory (the workspace signal is the cwd) and
 names its tools `lore_<tool>`.
@@ -69,7 +71,7 @@ PLUGIN = ScriptFile(
     lambda scope: paths(scope)[1],
     plugin_text,
     plugin_lore,
-    installed="plugin: memory in the system messages at session start",
+    installed="plugin: memory in the system messages at session start, a handoff when a session goes idle",
 )
 DOCTOR = (
     checks.runs_lore,
@@ -83,6 +85,7 @@ DOCTOR = (
     ),
     checks.each_hook(checks.hook_runs_lore),
     checks.first_run("start `opencode` in a project"),
+    checks.end_run("let an `opencode` session in a project answer once"),
 )
 CLIENT = Client(NAME, "OpenCode", MCP, PLUGIN, DOCTOR, guards=(_jsonc,))
 INSTALLER = CLIENT.installer()

@@ -21,11 +21,11 @@ def hook_command(lore: str, client: str, event: str = "session-start") -> str:
 
 
 def is_ours(command: Any, client: str) -> bool:
-    """Whether a hook command is one of lore's hooks (session-start, per-prompt) for this client
-    (wherever lore lives)."""
+    """Whether a hook command is one of lore's hooks (session-start, per-prompt, session-end) for
+    this client (wherever lore lives)."""
     if not isinstance(command, str):
         return False
-    pattern = rf"\bhook (?:session-start|prompt) --client {re.escape(client)}(?![\w-])"
+    pattern = rf"\bhook (?:session-start|prompt|session-end) --client {re.escape(client)}(?![\w-])"
     return re.search(pattern, command) is not None
 
 
@@ -97,16 +97,19 @@ def check_lore(executable: str | None, what: str) -> Check:
     return Check("OK", f"{what} → {executable}")
 
 
-def last_run(client: str, never_hint: str, env: Mapping[str, str] | None = None) -> Check:
-    """When the session-start hook of `client` last ran, from the hook log."""
+def last_run(
+    client: str, never_hint: str, env: Mapping[str, str] | None = None, event: str = "session-start"
+) -> Check:
+    """When the `event` hook (session-start, session-end) of `client` last ran, from the hook log."""
     from lore import hooklog as log
 
-    mine = [e for e in log.entries(env) if e.client == client and e.event == "session-start"]
+    mine = [e for e in log.entries(env) if e.client == client and e.event == event]
+    what = "hook" if event == "session-start" else f"{event} hook"
     if not mine:
-        return Check("WARN", f"{client}: no session-start hook run recorded yet → {never_hint}")
+        return Check("WARN", f"{client}: no {event} hook run recorded yet → {never_hint}")
     last = mine[-1]
     if last.ok:
-        return Check("OK", f"{client}: hook last ran {last.at} ({last.detail})")
+        return Check("OK", f"{client}: {what} last ran {last.at} ({last.detail})")
     return Check(
-        "WARN", f"{client}: hook last ran {last.at} and failed: {last.detail} → see `lore doctor` above"
+        "WARN", f"{client}: {what} last ran {last.at} and failed: {last.detail} → see `lore doctor` above"
     )

@@ -6,8 +6,9 @@
   server in the workspace folder, so any of the three signals gives the project.
 - The hook answers with the nested `hookSpecificOutput.additionalContext`. VS Code's SessionStart
   fires on the first prompt of a new session (its `source` is "new").
-- Copilot CLI reads the same hook folders; it ignores session-start output, so the hook costs it a
-  process start and nothing else.
+- Copilot CLI reads the same hook folders and runs this hook too, but ignores its nested answer (a
+  process start, nothing else). `lore install copilot` puts Copilot CLI's own sessionStart entry
+  in the same file; each installer edits only its own entry.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
     ) -> CallToolResult:
         q = validate.text(query, "query", max_chars=1000)
         assert q is not None
-        ks = [validate.kind(k) for k in kinds] if kinds else None
+        ks = [validate.search_kind(k) for k in kinds] if kinds else None
         labels = validate.tags(tags) or None
         count = validate.limit(limit, "limit", 1, 20)
         session = await state.session(ctx)

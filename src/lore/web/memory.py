@@ -154,7 +154,7 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     spaces = [viewer.space_id(chosen)] if chosen else list(viewer.ids)
     query = params.get("q", "").strip()
     kind = params.get("kind") or None
-    kinds = [validate.kind(kind)] if kind else None
+    kinds = [validate.search_kind(kind)] if kind else None
     hits: list[search.Hit] = []
     if query:
         q = validate.text(query, "query", max_chars=1000)
@@ -179,7 +179,7 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         space=chosen,
         query=query,
         kind=kind or "",
-        kinds=validate.NOTE_KINDS,
+        kinds=validate.SEARCH_KINDS,
         hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in hits],
         recent=[] if query else list(shown.values()),
     )

@@ -1,6 +1,6 @@
 """Pages: Spaces (what resolves to each, stale paths, who reads and writes into whom), Tasks (inboxes:
-accept or reject; move any task) and Messages (by thread, without marking anything read: that stays
-the agents' job)."""
+accept or reject; move any task), Messages (by thread, without marking anything read: that stays
+the agents' job) and Sessions (the handoffs each agent's sessions left, by day)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore import inbox, messages, overview, tasks, validate
+from lore import handoffs, inbox, messages, overview, tasks, validate
 from lore.config import stale_paths
 from lore.errors import InvalidInput, LoreError
 from lore.web import svg
@@ -122,6 +122,25 @@ async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     return ui.space_page(request, viewer, "messages.html", space_id, threads=threads(recent))
 
 
+async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    """The space's timeline: each agent session's handoff (migration 0007), newest first, by day."""
+    space_id = viewer.space_id(request.query_params.get("space"))
+    rows = await ui.state.run(lambda c: handoffs.recent(c, [space_id], limit=200))
+    days: dict[str, list[handoffs.Handoff]] = {}
+    agents: dict[str, int] = {}
+    for row in rows:
+        days.setdefault(f"{row.updated_at:%Y-%m-%d}", []).append(row)
+        agents[row.client] = agents.get(row.client, 0) + 1
+    return ui.space_page(
+        request,
+        viewer,
+        "sessions.html",
+        space_id,
+        days=list(days.items()),
+        agents=sorted(agents.items(), key=lambda item: (-item[1], item[0])),
+    )
+
+
 def threads(rows: Sequence[messages.Message]) -> list[list[messages.Message]]:
     """Messages grouped by thread (oldest first inside one), the most recently active thread first."""
     grouped: dict[int, list[messages.Message]] = {}
@@ -135,4 +154,5 @@ ROUTES: list[tuple[str, Page, list[str]]] = [
     ("/tasks", tasks_page, ["GET"]),
     ("/tasks/{id}", task_update, ["POST"]),
     ("/messages", messages_page, ["GET"]),
+    ("/sessions", sessions_page, ["GET"]),
 ]

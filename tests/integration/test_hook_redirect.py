@@ -1,0 +1,123 @@
+"""The hosted session-start hook (`LORE_URL` + `LORE_TOKEN`) and a server that redirects: urllib would
+follow the redirect and send the bearer token to the new origin (and print what that origin says into
+the session). The hook refuses every redirect: nothing is sent on, nothing printed, and the hook log
+says why. Two local HTTP servers stand for lore's server and the other origin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from lore import hooklog
+from lore.errors import RemoteError
+from lore.hooks import remote
+
+LORE = str(Path(sys.executable).parent / "lore")
+TOKEN = "lore_" + "t" * 43  # a token's shape; the value is made up
+
+
+class _Server:
+    def __init__(self, respond: tuple[int, dict[str, str], bytes]) -> None:
+        self.respond = respond
+        self.seen: list[dict[str, str]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.seen.append({k.lower(): v for k, v in self.headers.items()})
+                code, headers, body = outer.respond
+                self.send_response(code)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[_Server]:
+    """The other origin: answers like lore's server would, with text of its own choosing."""
+    body = json.dumps({"text": "INJECTED by the other origin", "space": "x", "shown": 1, "omitted": 0})
+    server = _Server((200, {"Content-Type": "application/json"}, body.encode()))
+    yield server
+    server.close()
+
+
+def _redirecting(code: int, to: str) -> _Server:
+    return _Server((code, {"Location": to}, b""))
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_a_redirect_is_refused_and_the_token_stays_home(
+    code: int, elsewhere: _Server, tmp_path: Path
+) -> None:
+    server = _redirecting(code, f"{elsewhere.url}/api/session-start?workspace=/srv/acme")
+    try:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp_path),
+            "LORE_DATA_DIR": str(tmp_path / "data"),
+            "LORE_URL": server.url,
+            "LORE_TOKEN": TOKEN,
+        }
+        ran = subprocess.run(
+            [LORE, "hook", "session-start", "--client", "claude-code"],
+            input='{"cwd": "/srv/acme", "source": "startup"}',
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.close()
+    assert ran.returncode == 0 and ran.stdout == "", ran.stdout  # nothing injected
+    assert len(server.seen) == 1 and server.seen[0].get("authorization") == f"Bearer {TOKEN}"
+    assert elsewhere.seen == []  # never asked: the token did not travel
+    [entry] = hooklog.entries(env)
+    assert not entry.ok and "redirect" in entry.detail and str(code) in entry.detail
+    assert elsewhere.url in entry.detail  # where it pointed (the origin only)
+    assert TOKEN not in entry.detail
+
+
+def test_a_redirect_to_the_same_origin_is_refused_too(tmp_path: Path) -> None:
+    """The final address belongs in LORE_URL; the hook never guesses (an https upgrade included)."""
+    server = _redirecting(308, "/elsewhere/api/session-start")
+    try:
+        with pytest.raises(RemoteError, match=r"redirect.*308.*LORE_URL") as refused:
+            remote.fetch(server.url, TOKEN, "/srv/acme", "claude-code", timeout=10)
+    finally:
+        server.close()
+    assert len(server.seen) == 1 and TOKEN not in str(refused.value)
+
+
+def test_the_location_is_shown_without_its_path_or_credentials(elsewhere: _Server) -> None:
+    host = elsewhere.url.removeprefix("http://")
+    server = _redirecting(302, f"http://user:pw@{host}/steal?token={TOKEN}")
+    try:
+        with pytest.raises(RemoteError) as refused:
+            remote.fetch(server.url, TOKEN, "/srv/acme", "claude-code", timeout=10)
+    finally:
+        server.close()
+    said = str(refused.value)
+    assert elsewhere.url in said and "pw" not in said and "steal" not in said and TOKEN not in said
+    assert elsewhere.seen == []

@@ -1,0 +1,67 @@
+"""The Sessions page in a real Chromium: a space's handoffs as a timeline by day, each agent's
+session with its final message, its changes and the tasks it touched; another user's never."""
+
+from __future__ import annotations
+
+import psycopg
+from playwright.sync_api import expect
+
+from lore import capture, handoffs
+
+from .conftest import Team, Watched, sign_in
+
+
+def _handoff(space: str, client: str, session: str, message: str, changed: int) -> capture.Handoff:
+    lines = [f" M src/file{i}.py" for i in range(changed)]
+    stat = f" {changed} files changed, {3 * changed} insertions(+)" if changed else None
+    return capture.Handoff(
+        space=space,
+        client=client,
+        session_id=session,
+        root="/home/alice/proj/work",
+        workspace="/home/alice/proj/work",
+        workspace_name="work",
+        event="Stop",
+        message=message,
+        message_chars=len(message),
+        changes=capture.Changes(lines, changed, stat),
+        started_at=None,
+    )
+
+
+def test_the_timeline_shows_each_agents_sessions_and_only_the_viewers(
+    team: Team, conn: psycopg.Connection, web: Watched
+) -> None:
+    handoffs.record(conn, _handoff("alice/work", "claude-code", "s-1", "Fixed the login redirect.", 2))
+    handoffs.record(
+        conn, _handoff("alice/work", "codex", "s-2", "Migrated the users table.\nBackfill next.", 0)
+    )
+    handoffs.record(
+        conn, _handoff("alice/work", "claude-code", "s-1", "Fixed login and logout.", 3)
+    )  # same session
+    handoffs.record(conn, _handoff("bob/work", "gemini", "s-3", "BOB-ONLY: secret plans", 1))
+
+    sign_in(web, team.url, team.tokens["alice"])
+    page = web.page
+    page.get_by_role("link", name="Sessions", exact=True).click()
+    expect(page.get_by_role("heading", name="Sessions in work")).to_be_visible()
+    expect(page.locator(".agents .agent")).to_have_count(
+        2
+    )  # claude-code 1, codex 1: the update is no new one
+    entries = page.locator("ol.timeline li.handoff")
+    expect(entries).to_have_count(2)
+    expect(entries.first).to_have_attribute("data-client", "claude-code")  # the most recently updated first
+    expect(entries.first.locator(".handoff-message")).to_have_text("Fixed login and logout.")
+    expect(entries.first).to_contain_text("(2 updates)")
+    expect(entries.first.locator("summary")).to_contain_text("3 changed files")
+    expect(entries.nth(1)).to_contain_text("No uncommitted changes.")
+    note = entries.first.locator("a[href^='/notes/n_']")
+    expect(note).to_have_count(1)
+    assert "BOB-ONLY" not in page.content()
+    web.screenshot("sessions")
+
+    note.click()  # the handoff is a note like any other
+    expect(page.locator(".note-body")).to_contain_text("Final message:\nFixed login and logout.")
+
+    page.goto(team.url + "/sessions?space=home")
+    expect(page.locator("p.empty")).to_contain_text("No sessions recorded here yet")
