@@ -6,12 +6,23 @@ import psycopg
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
 SEQUENCES = "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
+_EMPTYING: dict[str, str] = {}  # database URL -> the statement that empties it
 
 
 def empty_schema(db_url: str) -> None:
-    """Every table of lore's schema emptied and every sequence restarted (ids start at 1 again)."""
-    with psycopg.connect(db_url) as c:
-        tables = [r[0] for r in c.execute(TABLES)]
-        c.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
-        for (seq,) in c.execute(SEQUENCES).fetchall():
-            c.execute(f"ALTER SEQUENCE {seq} RESTART")
+    """Every table of lore's schema emptied and every sequence restarted (ids start at 1 again), in
+    one round trip. DELETE rather than TRUNCATE: a test leaves a few rows, and TRUNCATE makes new
+    files for every table and index (about 50 ms a test here, DELETE about 10). Foreign keys and
+    triggers are skipped while it runs (session_replication_role), so the order does not matter."""
+    with psycopg.connect(db_url, autocommit=True) as c:
+        statement = _EMPTYING.get(db_url)
+        if statement is None:
+            tables = [r[0] for r in c.execute(TABLES)]
+            sequences = [r[0] for r in c.execute(SEQUENCES)]
+            statement = _EMPTYING[db_url] = " ".join(
+                ["SET session_replication_role = replica;"]
+                + [f"DELETE FROM {t};" for t in tables]
+                + [f"ALTER SEQUENCE {s} RESTART;" for s in sequences]
+                + ["SET session_replication_role = DEFAULT;"]
+            )
+        c.execute(statement)
