@@ -86,15 +86,17 @@ def get(conn: psycopg.Connection, space: str, num: int) -> Message:
 
 # A session never reads what it sent itself (a reader without a session, the CLI, reads all).
 _NOT_MINE = "(%(session)s::text IS NULL OR from_session IS DISTINCT FROM %(session)s::text)"
+# The rows to claim are picked (and locked) once, in a CTE: `WHERE id IN (SELECT ... LIMIT ... FOR
+# UPDATE SKIP LOCKED)` may be run again by the plan (a rescan locks rows it then does not update).
 _CLAIM = f"""
-UPDATE messages SET read_at = now(), read_by = %(reader)s
-WHERE id IN (
+WITH picked AS MATERIALIZED (
     SELECT id FROM messages
     WHERE to_space = %(space)s AND read_at IS NULL AND {_NOT_MINE}
     ORDER BY id LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED)
-  AND read_at IS NULL
-RETURNING {_COLUMNS}
+UPDATE messages SET read_at = now(), read_by = %(reader)s
+FROM picked WHERE messages.id = picked.id AND messages.read_at IS NULL
+RETURNING messages.{_COLUMNS}
 """
 _UNREAD = f"""
 SELECT count(*) FROM messages

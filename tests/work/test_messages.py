@@ -133,10 +133,12 @@ def test_exactly_once_under_eight_concurrent_readers(
             with psycopg.connect(db_url) as c:
                 start.wait()
                 while True:
-                    batch, _ = messages.read(c, "alpha", f"reader-{index}", limit=7)
-                    if not batch:
-                        return
+                    batch, left = messages.read(c, "alpha", f"reader-{index}", limit=7)
                     got[index].extend(m.num for m in batch)
+                    # An empty batch only means the rest is locked by other readers right now
+                    # (SKIP LOCKED): done when nothing is left unread.
+                    if not batch and left == 0:
+                        return
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
