@@ -24,11 +24,18 @@ def _on_deadline(signum: int, frame: FrameType | None) -> None:
 
 
 def run(client: str, event: str, env: Mapping[str, str], started: float, body: Callable[[], str]) -> str:
-    """`body()`'s output, or '' when it failed or ran past the soft deadline (logged)."""
+    """`body()`'s output, or '' when it failed or ran past the soft deadline (logged).
+
+    The deadline is disarmed as soon as `body` ends, before anything is logged: an alarm that
+    went off while a failure was being written to the hook log escaped the handler (exit 1 and a
+    line on stderr, seen under load), which is exactly what a hook must never do."""
     previous = signal.signal(signal.SIGALRM, _on_deadline)
-    signal.setitimer(signal.ITIMER_REAL, max(0.05, remaining(started)))
     try:
-        return body()
+        try:
+            signal.setitimer(signal.ITIMER_REAL, max(0.05, remaining(started)))
+            return body()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except (LoreError, ValueError, OSError) as exc:  # HookFailure is a LoreError
         reason = exc.message if isinstance(exc, LoreError) else str(exc)
         log.append(client, event, False, f"{type(exc).__name__}: {reason}", env)
@@ -37,5 +44,4 @@ def run(client: str, event: str, env: Mapping[str, str], started: float, body: C
         log.append(client, event, False, f"unexpected {type(exc).__name__}: {exc}", env)
         return ""
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,45 @@
+"""The hooks' fail-open guard (lore.hooks.guard): whatever happens, a hook prints nothing and exits 0,
+and says why in the hook log. In particular when the soft deadline goes off while a failure is
+being logged: before, the alarm then escaped the handler (exit 1, "lore: soft deadline of 0.9s
+passed" on stderr; seen under load in tests/integration/test_hook_redirect.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import pytest
+
+from lore.hooks import guard
+
+
+def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    logged: list[str] = []
+
+    def slow_append(client: str, event: str, ok: bool, detail: str, env: Mapping[str, str]) -> None:
+        time.sleep(0.3)  # past the deadline, which was 0.05 s away when body() started
+        logged.append(detail)
+
+    monkeypatch.setattr(guard.log, "append", slow_append)
+
+    def body() -> str:
+        raise ValueError("the server answered 302")
+
+    started = time.monotonic() - guard.SOFT_DEADLINE  # no time left: the alarm is set to 0.05 s
+    assert guard.run("claude-code", "session-start", {}, started, body) == ""
+    assert logged == ["ValueError: the server answered 302"]
+
+
+def test_a_body_past_the_deadline_is_cut_and_logged(monkeypatch: pytest.MonkeyPatch) -> None:
+    logged: list[str] = []
+    monkeypatch.setattr(guard.log, "append", lambda client, event, ok, detail, env: logged.append(detail))
+
+    def body() -> str:
+        time.sleep(2)
+        return "never"
+
+    started = time.monotonic() - guard.SOFT_DEADLINE + 0.1
+    assert guard.run("gemini", "session-start", {}, started, body) == ""
+    assert len(logged) == 1 and "soft deadline" in logged[0]
