@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from lore import hooklog
 from lore.hooks import guard
 
 
@@ -22,7 +23,7 @@ def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
         time.sleep(0.3)  # past the deadline, which was 0.05 s away when body() started
         logged.append(detail)
 
-    monkeypatch.setattr(guard.log, "append", slow_append)
+    monkeypatch.setattr(hooklog, "append", slow_append)
 
     def body() -> str:
         raise ValueError("the server answered 302")
@@ -34,7 +35,7 @@ def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
 
 def test_a_body_past_the_deadline_is_cut_and_logged(monkeypatch: pytest.MonkeyPatch) -> None:
     logged: list[str] = []
-    monkeypatch.setattr(guard.log, "append", lambda client, event, ok, detail, env: logged.append(detail))
+    monkeypatch.setattr(hooklog, "append", lambda client, event, ok, detail, env: logged.append(detail))
 
     def body() -> str:
         time.sleep(2)
