@@ -70,6 +70,7 @@ unit: $(STAMP) $(MODELS)
 bench: $(STAMP) $(MODELS)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python bench/hook_latency.py --write
+	$(BIN)/python bench/hook_scaling.py --write
 	$(BIN)/python bench/render_overhead.py
 	$(BIN)/python bench/secret_scan.py --write
 	$(BIN)/python bench/locomo.py --peers --write

@@ -167,7 +167,8 @@ async def session_loop(
             try:
                 result = await session.call_tool(tool, args)
             except Exception as exc:  # counted, reported; the target is none
-                errors.append(f"{tool}: {type(exc).__name__}: {exc}"[:300])
+                detail = getattr(exc, "error", None)  # an MCPError carries the server's code and message
+                errors.append(f"{tool}: {type(exc).__name__}: {exc} {detail or ''}"[:300])
                 continue
             took = (time.perf_counter() - started) * 1000
             if result.is_error:
