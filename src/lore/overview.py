@@ -76,6 +76,18 @@ ORDER BY last DESC
 LIMIT %(limit)s
 """
 
+# Each space's last write (a fact, a note, an agent session's handoff), each max read from an index.
+_LAST_USED = """
+SELECT s.space FROM unnest(%s::text[]) AS s(space)
+CROSS JOIN LATERAL (SELECT greatest(
+    (SELECT max(recorded_at) FROM facts f WHERE f.space = s.space AND f.superseded_at IS NULL),
+    (SELECT max(recorded_at) FROM notes n WHERE n.space = s.space),
+    (SELECT max(updated_at) FROM handoffs h WHERE h.space = s.space)) AS at) AS w
+WHERE w.at IS NOT NULL
+ORDER BY w.at DESC, s.space
+LIMIT 1
+"""
+
 _FORGOTTEN = """
 SELECT g.item_kind, g.lineage, g.space, g.reason, g.source, g.workspace, g.at,
        coalesce(CASE WHEN g.item_kind = 'fact' THEN
@@ -101,6 +113,13 @@ def waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
     """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
     row = conn.execute(_WAITING, (space,)).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def last_used(conn: psycopg.Connection, spaces: Sequence[str]) -> str | None:
+    """The one of `spaces` written to most recently (by any agent, the CLI or the web UI), or None
+    when none holds anything yet."""
+    row = conn.execute(_LAST_USED, (list(spaces),)).fetchone()
+    return str(row[0]) if row else None
 
 
 def workspaces_seen(conn: psycopg.Connection, spaces: Sequence[str] | None, limit: int = 200) -> list[Seen]:

@@ -74,9 +74,14 @@ def fact_line(fact: Fact) -> str:
     return f"- {' '.join(fact.statement.split())} [{' · '.join(meta)}]"
 
 
+def counted(n: int, noun: str) -> str:
+    """`1 fact`, `0 facts`, `2 spaces`: a count and its noun, plural when not one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def more_line(omitted: int) -> str:
-    noun = "fact" if omitted == 1 else "facts"
-    return f"{omitted} more {noun} in lore; call recall_facts to see them"
+    more = counted(omitted, "fact").replace(" ", " more ", 1)
+    return f"{more} in lore; call recall_facts to see them"
 
 
 def _fence_open(space: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support.db import assert_client
 
 from lore import hooklog as log
 
@@ -101,7 +102,7 @@ def test_tools_are_declared_and_the_taskstart_output_is_ignored(
             len(runs) == 1
             and runs[-1].ok
             and "space alpha" in runs[-1].detail
-            and "1 facts shown" in runs[-1].detail
+            and "1 fact shown" in runs[-1].detail
         )
         sent = json.dumps(mock.chat_requests())
         assert "<lore-memory" not in sent and "make ship" not in sent
@@ -134,7 +135,7 @@ def test_a_tool_call_writes_into_the_projects_space(
     assert len(rows) == 1
     space, source, workspace, statement = rows[0]
     assert (space, workspace, statement) == ("alpha", str(project.root), "acme-api runs on PostgreSQL 18")
-    assert source == "@cline/core", source  # the client's own name from `initialize`
+    assert_client(conn, source, "cline")  # lore's id; the name it gave in `initialize` audited
 
 
 def test_uninstall_takes_the_tools_and_the_hook_away(

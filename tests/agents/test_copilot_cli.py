@@ -25,6 +25,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.db import assert_client
 
 from lore import clients, render
 
@@ -156,7 +157,7 @@ def test_a_tool_call_writes_into_the_projects_space(
     assert len(rows) == 1
     space, source, workspace, statement = rows[0]
     assert (space, workspace, statement) == ("alpha", str(project.root), "acme-api runs on PostgreSQL 18")
-    assert source == "copilot-cli", source  # the client's own name from `initialize`
+    assert_client(conn, source, "copilot")  # lore's id; the name it gave in `initialize` audited
 
 
 def test_the_project_file_needs_a_trusted_folder_and_uninstall_removes_it(

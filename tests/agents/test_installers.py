@@ -305,3 +305,34 @@ def test_cli_project_flag_uses_the_repository_root_and_dry_run_writes_nothing(tm
     assert done.returncode == 0, done.stderr
     assert f"{home}/.copilot/hooks/lore.json: sessionStart hook (5 s)" in done.stdout
     assert (home / ".copilot" / "mcp-config.json").exists()
+
+
+def test_install_says_added_for_a_file_it_creates_and_updated_only_for_lores_own_entries(
+    tmp_path: Path,
+) -> None:
+    """What a new user reads: a file lore creates is "added ... (new file)", never "updated"; a
+    second install with a moved lore says "updated"; a third "unchanged"."""
+    lore = str(Path(sys.executable).parent / "lore")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LORE_DATA_DIR": str(tmp_path / "d")}
+
+    def install() -> list[str]:
+        done = subprocess.run(
+            [lore, "install", "claude-code"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return [
+            line for line in done.stdout.splitlines() if line.startswith(("added", "updated", "unchanged"))
+        ]
+
+    first = install()
+    assert len(first) == 2 and all(line.startswith("added") and line.endswith("(new file)") for line in first)
+    assert set(line.split()[0] for line in install()) == {"unchanged"}
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(lore, "/old/place/lore"))
+    again = install()
+    assert [line.split()[0] for line in again] == ["unchanged", "updated"] and "(new file)" not in again[1]

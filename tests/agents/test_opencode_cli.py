@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support.db import assert_client
 
 from .conftest import Project, lore, run_agent
 from .mocks.base import call, text
@@ -106,4 +107,4 @@ def test_a_tool_call_writes_into_the_projects_space(
     assert len(rows) == 1
     space, source, workspace, statement = rows[0]
     assert (space, workspace, statement) == ("alpha", str(project.root), "acme-api runs on PostgreSQL 18")
-    assert source and source != "cli", source
+    assert_client(conn, source, "opencode")  # lore's id; the name it gave in `initialize` audited

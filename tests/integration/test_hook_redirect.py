@@ -1,7 +1,8 @@
-"""The hosted session-start hook (`LORE_URL` + `LORE_TOKEN`) and a server that redirects: urllib would
-follow the redirect and send the bearer token to the new origin (and print what that origin says into
-the session). The hook refuses every redirect: nothing is sent on, nothing printed, and the hook log
-says why. Two local HTTP servers stand for lore's server and the other origin."""
+"""The hosted session-start hook (`LORE_URL` + `LORE_TOKEN`), `lore config push`, and a server that
+redirects: urllib would follow the redirect and send the bearer token to the new origin (and print
+what that origin says into the session). Both refuse every redirect: nothing is sent on, nothing
+printed, and the hook log (or config push's error) says why. Two local HTTP servers stand for lore's
+server and the other origin."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ class _Server:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.seen.append({k.lower(): v for k, v in self.headers.items()})
+                if self.command == "PUT":
+                    self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 code, headers, body = outer.respond
                 self.send_response(code)
                 for key, value in headers.items():
@@ -40,6 +43,8 @@ class _Server:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            do_PUT = do_GET
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -121,3 +126,24 @@ def test_the_location_is_shown_without_its_path_or_credentials(elsewhere: _Serve
     said = str(refused.value)
     assert elsewhere.url in said and "pw" not in said and "steal" not in said and TOKEN not in said
     assert elsewhere.seen == []
+
+
+@pytest.mark.parametrize("code", [302, 307, 308])
+def test_config_push_refuses_a_redirect_too(code: int, elsewhere: _Server, tmp_path: Path) -> None:
+    """`lore config push` PUTs the config with the token: a redirect stops it, and says where to."""
+    config = tmp_path / "config.toml"
+    config.write_text('[[space]]\nid = "acme"\npaths = ["~/src/acme"]\n')
+    server = _redirecting(code, f"http://user:pw@{elsewhere.url.removeprefix('http://')}/api/config?x=1")
+    try:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+        env |= {"LORE_URL": server.url, "LORE_TOKEN": TOKEN, "LORE_DATA_DIR": str(tmp_path / "data")}
+        ran = subprocess.run(
+            [LORE, "config", "push", str(config)], env=env, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        server.close()
+    assert ran.returncode != 0 and "Traceback" not in ran.stderr, ran.stderr
+    assert f"redirect ({code}) to {elsewhere.url}" in ran.stderr and "LORE_URL" in ran.stderr, ran.stderr
+    assert "pw" not in ran.stderr and TOKEN not in ran.stderr + ran.stdout
+    assert len(server.seen) == 1 and server.seen[0].get("authorization") == f"Bearer {TOKEN}"
+    assert elsewhere.seen == []  # the token and the config stayed home

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
@@ -26,3 +28,10 @@ def empty_schema(db_url: str) -> None:
                 + ["SET session_replication_role = DEFAULT;"]
             )
         c.execute(statement)
+
+
+def assert_client(conn: Any, source: str, expected: str) -> None:
+    """A write's `source` is lore's id for the agent, and the name it gave is in the audit."""
+    names = conn.execute("SELECT name, client FROM client_names").fetchall()
+    assert source == expected, (source, names)
+    assert any(client == expected for _, client in names), names

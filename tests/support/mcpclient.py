@@ -69,10 +69,11 @@ async def lore_stdio_session(
     workspace: Path | str | None = None,
     client: str = "test-client",
     roots: Sequence[Path] | None = None,
+    binary: str = LORE_BIN,
 ) -> AsyncIterator[ClientSession]:
-    """A session with a real `lore mcp` process over stdio."""
+    """A session with a real `lore mcp` process over stdio (`binary`: another install's `lore`)."""
     args = ["mcp"] + (["--workspace", str(workspace)] if workspace else [])
-    params = StdioServerParameters(command=LORE_BIN, args=args, env=env, cwd=str(cwd) if cwd else None)
+    params = StdioServerParameters(command=binary, args=args, env=env, cwd=str(cwd) if cwd else None)
     async with (
         stdio_client(params) as (read, write),
         ClientSession(

@@ -80,3 +80,16 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
 def test_inject_only_on_startup_and_clear() -> None:
     # "new": a fresh session in VS Code and Copilot CLI
     assert {"startup", "clear", "new"} == clients.INJECT_ON
+
+
+def test_client_names_agents_give_map_to_lores_ids() -> None:
+    from lore.clients import MCP_NAMES, canonical
+
+    assert canonical("gemini-cli-mcp-client") == "gemini" and canonical("claude-code") == "claude-code"
+    assert canonical("@cline/core") == "cline" and canonical("copilot-cli") == "copilot"
+    assert canonical("Visual Studio Code") == "vscode" and canonical(" Cursor-VSCode ") == "cursor"
+    assert canonical("some-new-agent") == "some-new-agent" and canonical("  ") == "unknown"
+    assert set(MCP_NAMES.values()) <= set(clients.CLIENTS)  # every target is a client lore installs
+    for name in clients.CLIENTS:  # lore's own ids map to themselves (hook --client, install)
+        assert canonical(name) == name and clients.client(name).name == name
+    assert clients.client("gemini-cli").name == "gemini"

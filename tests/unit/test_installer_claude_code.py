@@ -32,7 +32,7 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     write(tmp_path / ".claude" / "settings.json", user_settings)
 
     first = claude_code.install(tmp_path, LORE)
-    assert [c.action for c in first] == ["added", "updated"]
+    assert [c.action for c in first] == ["added", "added"]  # lore's entries are new, in existing files
     mcp = json.loads((tmp_path / ".claude.json").read_text())
     assert mcp["mcpServers"]["github"] == {"command": "gh-mcp"} and mcp["numStartups"] == 7
     assert mcp["mcpServers"]["lore"] == {"type": "stdio", "command": LORE, "args": ["mcp"], "env": {}}
@@ -58,7 +58,7 @@ def test_install_merges_and_uninstall_restores(tmp_path: Path) -> None:
     again = claude_code.install(tmp_path, LORE)
     assert [c.action for c in again] == ["unchanged", "unchanged"]
     moved = claude_code.install(tmp_path, "/new/place/lore")
-    assert moved[0].action == "updated"
+    assert [c.action for c in moved] == ["updated", "updated"]
     moved_hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert len(moved_hooks["SessionStart"]) == 2 and len(moved_hooks["UserPromptSubmit"]) == 1
     assert len(moved_hooks["Stop"]) == 2 and len(moved_hooks["SessionEnd"]) == 1

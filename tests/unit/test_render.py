@@ -87,3 +87,10 @@ def test_average_metadata_overhead_is_small() -> None:
     facts = [fact(i, "s" * 80, subject="acme-api" if i % 2 else None) for i in range(1, 200)]
     overhead = sum(len(render.fact_line(f)) - len(f.statement) for f in facts) / len(facts)
     assert overhead < 40
+
+
+def test_counted_and_the_more_line_say_one_in_the_singular() -> None:
+    assert render.counted(1, "fact") == "1 fact" and render.counted(0, "space") == "0 spaces"
+    assert render.counted(2, "note") == "2 notes"
+    assert render.more_line(1) == "1 more fact in lore; call recall_facts to see them"
+    assert render.more_line(12) == "12 more facts in lore; call recall_facts to see them"

@@ -242,3 +242,21 @@ def test_edit_link_and_forget_a_note(team: Team, conn: psycopg.Connection, web: 
     assert conn.execute("SELECT reason FROM forget_log").fetchall() == [
         ("superseded by the migration guide",)
     ]
+
+
+def test_facts_opens_on_the_space_written_to_last(team: Team, conn: psycopg.Connection, web: Watched) -> None:
+    """No `?space=`: Facts shows the space the person's agents wrote to most recently (here `home`,
+    not the default `work`), and the header says which space it is."""
+    from lore import facts
+    from lore.session import Origin
+
+    seed(conn, "alice", str(team.project))
+    facts.remember(conn, Origin("alice/home", "codex", str(team.project / "home")), "The laptop runs NixOS")
+    conn.commit()
+    sign_in(web, team.url, team.tokens["alice"], "/facts")
+    page = web.page
+    expect(page.get_by_role("heading", level=1)).to_have_text("Facts in home")
+    expect(page.locator("li.fact", has_text="The laptop runs NixOS")).to_have_count(1)
+    expect(page.locator("li.fact", has_text="deploys with make ship")).to_have_count(0)
+    page.goto(f"{team.url}/facts?space=work")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Facts in work")

@@ -55,6 +55,13 @@ def _report(user: str, version: int, spaces: list[str], ignored: list[str], path
     return 0
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """No redirect is followed: the bearer token would go along to the new address."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # urllib then raises the 3xx as an HTTPError
+
+
 def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(
         url,
@@ -63,11 +70,22 @@ def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.build_opener(_NoRedirects).open(request, timeout=30) as response:
             answer = json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
         with exc:
             body = _body(exc.read())
+        if 300 <= exc.code < 400:
+            from urllib.parse import urljoin
+
+            from lore.hooks.remote import origin
+
+            where = origin(urljoin(url, exc.headers.get("Location") or ""))
+            raise Refused(
+                f"the server answered with a redirect ({exc.code}) to {where}; lore does not follow "
+                "redirects (your token would go along)",
+                "set LORE_URL to the server's final address and push again",
+            ) from None
         if exc.code == 401:
             raise Refused("the server refused LORE_TOKEN (401)", "check it, or ask for a new one") from None
         raise LoreError(

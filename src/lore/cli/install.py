@@ -61,7 +61,8 @@ def run(
     else:
         changes = installer.uninstall(scope, edits)
     for change in changes:
-        print(f"{change.action:<9} {change.path}: {change.what}")
+        new = change.action == "added" and not change.path.exists()
+        print(f"{change.action:<9} {change.path}: {change.what}{' (new file)' if new else ''}")
     if action == "install":
         for note in installer.notes(scope):
             print(f"note: {note}")

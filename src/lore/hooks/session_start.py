@@ -75,7 +75,8 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     elapsed = int((time.monotonic() - started) * 1000)
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
     detail = (
-        f"space {session.space} ({session.resolved.rule}): {out.shown} facts shown, {out.omitted} cut"
+        f"space {session.space} ({session.resolved.rule}): "
+        f"{render.counted(out.shown, 'fact')} shown, {out.omitted} cut"
         f"{handoff}, {render.size(out.text)} chars, {elapsed} ms"
     )
     log.append(client_name, "session-start", True, detail, env)
@@ -101,7 +102,8 @@ def _run_remote(
         raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
     elapsed = int((time.monotonic() - started) * 1000)
     detail = (
-        f"space {got.space} (from {redact(env['LORE_URL'].strip())}): {got.shown} facts shown, "
+        f"space {got.space} (from {redact(env['LORE_URL'].strip())}): "
+        f"{render.counted(got.shown, 'fact')} shown, "
         f"{got.omitted} cut, {render.size(got.text)} chars, {elapsed} ms"
     )
     log.append(client_name, "session-start", True, detail, env)

@@ -169,7 +169,10 @@ class HookFile:
         changed = not self.same(before, data)
         if changed:
             edits.write_json(path, data)
-        return Change(path, "updated" if changed else "unchanged", self.installed)
+        listed = before.get("hooks")
+        old: dict[str, Any] = listed if isinstance(listed, dict) else {}
+        had = any(self.shape.found(_listed(old.get(hook.event)), client, "") for hook in self.hooks)
+        return Change(path, ("updated" if had else "added") if changed else "unchanged", self.installed)
 
     def uninstall(self, scope: Scope, edits: Edits, client: str) -> Change | None:
         path = self.path(scope)

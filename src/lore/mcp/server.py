@@ -27,7 +27,8 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
-from lore import __version__, retrieve
+from lore import __version__, client_names, retrieve
+from lore.clients import canonical
 from lore.config import Config
 from lore.errors import ConfigError, LoreError
 from lore.replies import Replies
@@ -77,6 +78,8 @@ class AppState(Runtime):
 
     # The space each session was last given (key: user|session): to say so when it changes.
     _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
+    # Client names already in the client_names audit (written once per name and process).
+    _names_seen: set[str] = field(default_factory=set)
 
     async def session(self, ctx: Context[Any, Any]) -> SessionContext:
         """This MCP session's context, resolved against the config as it is now. When the space
@@ -93,7 +96,10 @@ class AppState(Runtime):
         self, ctx: Context[Any, Any], config: Config, env: Mapping[str, str], key: str
     ) -> SessionContext:
         params = ctx.session.client_params
-        source = params.client_info.name if params is not None and params.client_info else "unknown"
+        info = params.client_info if params is not None else None
+        source = (
+            await self._client_id(info.name, info.version) if info is not None and info.name else "unknown"
+        )
         remotes = (ctx.headers or {}).get(REMOTE_HEADER) if self.transport == "http" else None
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)
@@ -130,6 +136,21 @@ class AppState(Runtime):
                 self._sessions.clear()
             self._sessions[key] = _Cached(config, resolved)
         return resolved
+
+    async def _client_id(self, name: str, version: str | None) -> str:
+        """lore's id for the name the client gave (`gemini-cli-mcp-client` -> `gemini`): what `source`
+        says. The name itself goes into the client_names audit, once per name and process."""
+        if name in self._names_seen:
+            return canonical(name)
+        if len(self._names_seen) > MAX_CACHED_SESSIONS:
+            self._names_seen.clear()
+        try:
+            client = await self.run(lambda conn: client_names.record(conn, name, version))
+        except Exception as exc:  # the audit never stops a tool call; the next session tries again
+            log.warning("could not record client name %r: %s", name[:80], exc)
+            return canonical(name)
+        self._names_seen.add(name)
+        return client
 
     def _track(self, key: str, resolved: SessionContext, config: Config) -> None:
         """Remember the space this session was given; when it differs from its last call's, add a

@@ -49,7 +49,11 @@ def line(fact: facts.Fact) -> str:
 
 
 async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = viewer.space_id(request.query_params.get("space"))
+    named = request.query_params.get("space")
+    ids = list(viewer.ids)
+    # No space named: the one the person's agents wrote to last (else the default space).
+    recent = None if named or len(ids) < 2 else await ui.state.run(lambda c: overview.last_used(c, ids))
+    space_id = recent or viewer.space_id(named)
 
     def load(
         conn: psycopg.Connection,

@@ -1,0 +1,32 @@
+"""`source` is lore's client id whatever an agent calls itself in `initialize`, the same id the
+installers, the hook log and doctor use; the name it gave is kept in the client_names audit. An
+unknown name is stored as given."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from support.mcpclient import lore_session, ok
+
+from reliability.conftest import Project
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_writes_carry_lores_id_and_the_given_name_is_audited(
+    project: Project, conn: psycopg.Connection
+) -> None:
+    async with lore_session(project.env, cwd=project.dir, client="gemini-cli-mcp-client") as s:
+        await ok(s, "remember_fact", statement="acme deploys on Fridays")
+        await ok(s, "remember_note", body="the deploy guide")
+        await ok(s, "file_task", title="rotate the keys", body="before Friday")
+    async with lore_session(project.env, cwd=project.dir, client="brand-new-agent") as s:
+        await ok(s, "remember_fact", statement="acme uses PostgreSQL 18")
+    sources = conn.execute(
+        "SELECT source FROM facts UNION ALL SELECT source FROM notes ORDER BY 1"
+    ).fetchall()
+    assert sorted(r[0] for r in sources) == ["brand-new-agent", "gemini", "gemini", "gemini"]
+    tasks = conn.execute("SELECT from_source FROM tasks").fetchall()
+    assert tasks == [("gemini",)]
+    audit = conn.execute("SELECT name, client FROM client_names ORDER BY name").fetchall()
+    assert audit == [("brand-new-agent", "brand-new-agent"), ("gemini-cli-mcp-client", "gemini")]

@@ -1,0 +1,35 @@
+"""The README's two set-up commands as make would run them (`make -n -B`: every step, none run):
+`make run` installs lore and its runtime dependencies only; `make test` adds the dev extras."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _steps(target: str) -> list[str]:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-B", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_make_run_installs_the_runtime_only() -> None:
+    steps = _steps("run")
+    installs = [s for s in steps if "pip install" in s]
+    assert any(s.endswith("pip install --quiet -e .") for s in installs), installs
+    assert not [s for s in installs if "[" in s], installs  # no extras: no pytest, ruff, mypy, playwright
+    assert steps[-1].endswith("lore run")
+
+
+def test_make_test_installs_the_dev_extras_and_runs_the_readme_command() -> None:
+    steps = _steps("test")
+    assert any(s.endswith("pip install --quiet -e '.[dev]'") for s in steps), steps
+    assert any("-m pytest" in s for s in steps)

@@ -1,0 +1,176 @@
+"""The wheel is the whole product: `python -m build` makes a wheel (and an sdist) whose install
+alone, in a fresh venv with no index and away from the checkout, has working local embeddings and
+every command (tests/support/wheel.py builds and installs it).
+
+Cost here: the build ~4 s (once per run), the install ~3 s from the cached wheelhouse (its first
+fill with `pip download` a few seconds more), the rest ~10 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import wheel as wheels
+from support.mcpclient import lore_stdio_session, ok, text
+
+from lore.embeddings.files import MINILM_ONNX_SHA256, PINS
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(wheel, sdist): built once per run, whichever xdist worker asks first."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return wheels.build(shared / "lore-wheel")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_the_wheel_and_the_sdist_carry_the_model_files(built: tuple[Path, Path]) -> None:
+    wheel, sdist = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for folder, pins in PINS.items():
+            for name, digest in pins.items():
+                assert _sha(archive.read(f"lore/models/{folder}/{name}")) == digest, (folder, name)
+        assert "lore/models/NOTICE.md" in names  # where each file comes from, and its licence
+        for resource in ("lore/db/migrations/0001_initial.sql", "lore/web/templates/base.html"):
+            assert resource in names
+        assert not [n for n in names if n.startswith(("tests/", "scripts/", "bench/"))]
+    assert wheel.stat().st_size < 40 * 1024 * 1024
+    with tarfile.open(sdist) as tar:  # a wheel built from the sdist needs no network either
+        members = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
+    assert {
+        "setup.py",
+        "scripts/fetch_models.py",
+        "src/lore/models/all-MiniLM-L6-v2/tokenizer.json",
+    } <= members
+
+
+@pytest.fixture
+def installed(built: tuple[Path, Path], tmp_path: Path) -> Path:
+    return wheels.install(built[0], tmp_path / "venv")
+
+
+@pytest.fixture
+def user_env(lore_env: dict[str, str], installed: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The test database and a fresh HOME; PATH has the fresh venv first and no other lore."""
+    checkout = str(Path(sys.executable).parent)
+    path = [str(installed.parent), *(p for p in lore_env["PATH"].split(":") if p and p != checkout)]
+    yield {**lore_env, "PATH": ":".join(path), "LORE_EMBED_TIMEOUT": "60"}
+
+
+def _lore(lore: Path, env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(lore), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+async def test_the_installed_wheel_alone_embeds_searches_and_runs_every_command(
+    installed: Path, user_env: dict[str, str], tmp_path: Path
+) -> None:
+    project = tmp_path / "acme-api"
+    project.mkdir()
+    Path(user_env["LORE_CONFIG"]).write_text(
+        f'default_space = "acme"\n[[space]]\nid = "acme"\npaths = ["{project}"]\n'
+    )
+    venv = installed.parent.parent
+    python = str(venv / "bin" / "python")
+    # Away from the checkout: the package, its models and every resource come from the venv.
+    probe = subprocess.run(
+        [python, "-c", _PROBE], env=user_env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert probe.returncode == 0, probe.stderr
+    package = Path(probe.stdout.strip())
+    assert package.is_relative_to(venv), package
+    assert (
+        _sha((package / "models" / "all-MiniLM-L6-v2" / "tokenizer.json").read_bytes())
+        == (PINS["all-MiniLM-L6-v2"]["tokenizer.json"])
+    )
+
+    version = _lore(installed, user_env, "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("lore "), version
+    doctor = _lore(installed, user_env, "doctor", cwd=project)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    embedder = next(line for line in doctor.stdout.splitlines() if " embedder " in f" {line}")
+    assert embedder.startswith("OK   embedder local: all-MiniLM-L6-v2-int8, 384 dimensions"), embedder
+    assert str(package / "models" / "all-MiniLM-L6-v2") in embedder
+
+    note = "The deploy pipeline ships the containers to production every Friday afternoon."
+    async with lore_stdio_session(user_env, cwd=project, client="claude-code", binary=str(installed)) as s:
+        await ok(s, "remember_note", body=note, kind="devenv")
+    reindex = _lore(installed, user_env, "reindex", cwd=project)  # the write embedded it already
+    assert reindex.returncode == 0 and "Embedded 0 notes with all-MiniLM-L6-v2-int8" in reindex.stdout, (
+        reindex
+    )
+    query = "what weekday are releases"  # no word (or stem) in common with the note; cosine 0.44
+    async with lore_stdio_session(user_env, cwd=project, binary=str(installed)) as s:
+        found = (await ok(s, "search_notes", query=query)).structured_content
+    assert found is not None and [r["why"] for r in found["results"]] == ["semantic"], found
+    keyword_only = {**user_env, "LORE_EMBEDDER": "none"}
+    async with lore_stdio_session(keyword_only, cwd=project, binary=str(installed)) as s:
+        assert "No notes match" in text(await ok(s, "search_notes", query=query))
+
+    # Every command parses and its module imports from the wheel (no command is left out of it).
+    for command in _COMMANDS:
+        helped = _lore(installed, user_env, *command, "--help", cwd=tmp_path)
+        assert helped.returncode == 0 and "usage: lore" in helped.stdout, (command, helped.stderr)
+
+    # Without the model files, doctor fails loudly and says how to get them back.
+    for folder in PINS:
+        for name in PINS[folder]:
+            (package / "models" / folder / name).unlink()
+    broken = _lore(installed, user_env, "doctor", cwd=project)
+    assert broken.returncode == 1
+    line = next(line for line in broken.stdout.splitlines() if " embedder " in f" {line}")
+    assert line.startswith("FAIL embedder local") and "missing" in line and "keyword only" in line, line
+    assert "Traceback" not in broken.stderr
+
+
+# Imports every module of the installed package and reads each kind of package data.
+_PROBE = f"""
+import importlib, pkgutil, lore
+from importlib import resources
+for info in pkgutil.walk_packages(lore.__path__, "lore."):
+    importlib.import_module(info.name)
+root = resources.files("lore")
+assert root.joinpath("web", "templates", "base.html").is_file()
+assert root.joinpath("web", "static", "lore.css").is_file()
+assert root.joinpath("installers", "assets", "opencode-plugin.js").is_file()
+assert root.joinpath("db", "migrations", "0001_initial.sql").is_file()
+from lore.embeddings.local import _packaged_onnx
+from lore.embeddings.files import check
+check(_packaged_onnx(), "{MINILM_ONNX_SHA256}")
+print(lore.__path__[0])
+"""
+_COMMANDS = [
+    ["mcp"],
+    ["serve"],
+    ["run"],
+    ["doctor"],
+    ["facts", "list"],
+    ["notes", "add"],
+    ["export"],
+    ["import"],
+    ["import-markdown"],
+    ["purge"],
+    ["install"],
+    ["hook"],
+    ["completion"],
+]
+
+
+def test_the_readme_shows_the_one_line_install_of_the_built_wheel() -> None:
+    readme = (wheels.ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert ".venv/bin/python -m build && pipx install dist/lore-*.whl" in quick
