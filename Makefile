@@ -59,7 +59,8 @@ typecheck: $(STAMP)
 OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/test_sql.py \
 	tests/integration/test_facts_sql.py tests/integration/test_shared_predicates.py \
 	tests/integration/test_hook.py tests/integration/test_forget_rows.py tests/retrieval/test_search_db.py \
-	tests/work/test_listen.py tests/work/test_messages.py tests/reliability/test_transfer.py
+	tests/work/test_listen.py tests/work/test_messages.py tests/reliability/test_transfer.py \
+	tests/integration/test_instructions.py tests/integration/test_handoffs.py
 
 # Four workers on this 2-core machine: many tests wait (on agent CLIs, servers, timeouts), and the
 # suite took 241 s with 2 workers, 214 s with 4, 243 s with 6. Each worker starts its own PostgreSQL.

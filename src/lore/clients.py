@@ -20,6 +20,9 @@ class ClientHook:
     name: str
     shape: Callable[[str], str]  # additional context -> exactly what to print on stdout
     injects: bool = True  # False: the client ignores session-start output
+    # The instruction file families it loads itself (lore.instructions.family_of): session start
+    # does not repeat their sections. From each client's docs (docs/instruction-files.md).
+    loads: tuple[str, ...] = ()
 
 
 def _nested(text: str) -> str:
@@ -32,16 +35,24 @@ def _plain(text: str) -> str:
 
 
 CLIENTS: dict[str, ClientHook] = {
-    "claude-code": ClientHook("claude-code", _nested),
-    "gemini": ClientHook("gemini", _nested),
-    "codex": ClientHook("codex", _nested),
-    "vscode": ClientHook("vscode", _nested),
-    "cursor": ClientHook("cursor", lambda text: json.dumps({"additional_context": text})),
-    "cline": ClientHook("cline", lambda text: json.dumps({"contextModification": text})),
-    "opencode": ClientHook("opencode", _plain),
+    "claude-code": ClientHook("claude-code", _nested, loads=("claude",)),
+    "gemini": ClientHook("gemini", _nested, loads=("gemini",)),
+    "codex": ClientHook("codex", _nested, loads=("agents",)),
+    "vscode": ClientHook("vscode", _nested, loads=("copilot", "agents")),
+    "cursor": ClientHook(
+        "cursor", lambda text: json.dumps({"additional_context": text}), loads=("cursor", "agents")
+    ),
+    "cline": ClientHook(
+        "cline",
+        lambda text: json.dumps({"contextModification": text}),
+        loads=("cline", "cursor", "windsurf", "agents"),
+    ),
+    "opencode": ClientHook("opencode", _plain, loads=("agents", "claude")),
     # Copilot CLI reads a flat additionalContext (a user message before the prompt) and drops the
     # nested shape (tests/agents/test_copilot_cli.py).
-    "copilot": ClientHook("copilot", lambda text: json.dumps({"additionalContext": text})),
+    "copilot": ClientHook(
+        "copilot", lambda text: json.dumps({"additionalContext": text}), loads=("copilot", "agents")
+    ),
 }
 
 

@@ -28,7 +28,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,6 +117,7 @@ class Section:
     body: str
     kind: str
     line: int  # the line of its body's first line in the file (1-based)
+    last_line: int = 0  # the line of its body's last line (0: not known)
 
     @property
     def sha256(self) -> str:
@@ -186,6 +187,7 @@ def sections(text: str, file: str) -> list[Section]:
                     body=chunk,
                     kind=kind,
                     line=first_line + offset,
+                    last_line=first_line + offset + chunk.count("\n"),
                 )
             )
     return out
@@ -255,7 +257,7 @@ def files_in(path: Path) -> Files:
         if not folder.is_dir():
             continue
         for file in sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md"):
-            why = _unsafe(file, root)
+            why = unsafe(file, root)
             if why is None:
                 found.append(file)
             else:
@@ -268,7 +270,7 @@ def files_in(path: Path) -> Files:
     return Files(found, skipped)
 
 
-def _unsafe(file: Path, root: Path) -> str | None:
+def unsafe(file: Path, root: Path) -> str | None:
     """Why `file` is not imported, or None."""
     if file.is_symlink():
         return f"a symbolic link (to {os.readlink(file)})"
@@ -342,13 +344,19 @@ def apply(
     found: Sequence[Section],
     *,
     allow_secret: bool = False,
+    families: Mapping[str, str] | None = None,
+    tag: str = "imported",
 ) -> Outcome:
-    """Write the sections as notes of `origin.space`, in one transaction; see the module docstring."""
+    """Write the sections as notes of `origin.space`, in one transaction; see the module docstring.
+    `families`: file key -> instruction file family (lore.instructions), recorded with each section
+    and its lines; `tag` goes on every note."""
     refuse_secrets(found, allow_secret)
     outcome = Outcome()
+    families = families or {}
     with conn.transaction():
         for section in found:
-            tags = ["imported", _tag(Path(section.file).name)]
+            tags = [tag, _tag(Path(section.file).name)]
+            where = (section.line, section.last_line or None, families.get(section.file))
             known = conn.execute(
                 "SELECT m.lineage, m.sha256, n.version_id IS NOT NULL FROM markdown_sections m "
                 "LEFT JOIN notes n ON n.lineage = m.lineage AND n.superseded_at IS NULL "
@@ -366,9 +374,9 @@ def apply(
                     allow_secret=allow_secret,
                 )
                 conn.execute(
-                    "INSERT INTO markdown_sections (space, file, section, lineage, sha256) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    (origin.space, section.file, section.key, note.lineage, section.sha256),
+                    "INSERT INTO markdown_sections (space, file, section, lineage, sha256, first_line, "
+                    "last_line, family) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    (origin.space, section.file, section.key, note.lineage, section.sha256, *where),
                 )
                 outcome.created.append(note.id)
                 continue
@@ -377,6 +385,11 @@ def apply(
                 outcome.forgotten += 1
             elif sha == section.sha256:
                 outcome.unchanged += 1
+                conn.execute(
+                    "UPDATE markdown_sections SET first_line = %s, last_line = %s, family = %s "
+                    "WHERE space = %s AND file = %s AND section = %s",
+                    (*where, origin.space, section.file, section.key),
+                )
             else:
                 _, new = notes.revise(
                     conn,
@@ -390,9 +403,9 @@ def apply(
                     allow_secret=allow_secret,
                 )
                 conn.execute(
-                    "UPDATE markdown_sections SET sha256 = %s, imported_at = now() "
-                    "WHERE space = %s AND file = %s AND section = %s",
-                    (section.sha256, origin.space, section.file, section.key),
+                    "UPDATE markdown_sections SET sha256 = %s, imported_at = now(), first_line = %s, "
+                    "last_line = %s, family = %s WHERE space = %s AND file = %s AND section = %s",
+                    (section.sha256, *where, origin.space, section.file, section.key),
                 )
                 outcome.updated.append(new.id)
     return outcome

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from lore.rows import Fact, Handoff
+from lore.rows import Fact, Handoff, InstructionSection
 
 DEFAULT_MAX_CHARS = 8_000
 CLAUDE_CODE_MAX_CHARS = 9_500
@@ -27,6 +27,10 @@ HANDOFF_MAX_CHARS = 700
 HANDOFF_LINES = 3
 HANDOFF_LINE_CHARS = 160
 HANDOFF_DOING = 3
+# The "Instruction files here" block: sections of other agents' instruction files (lore
+# import-instructions) that this client does not load itself, one line each, after the handoff.
+INSTRUCTIONS_MAX_CHARS = 900
+INSTRUCTION_LINE_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,38 @@ def handoff_text(
     return "\n".join(lines)
 
 
+def instruction_lines(sections: Sequence[InstructionSection], max_chars: int) -> list[str]:
+    """`Instruction files here (other agents'; search_notes has them in full):` and one line per
+    section, `- AGENTS.md:12 Commands: make test runs … [n_4]`, within `max_chars` (UTF-16, lines
+    joined by newlines); when not all fit, the last line says how many more. No room: no block."""
+    if not sections:
+        return []
+    total = max(sections[0].total, len(sections))
+    head = "Instruction files here that other agents load (search_notes has them in full):"
+    lines = [head]
+    used = size(head)
+    for index, s in enumerate(sections):
+        where = f"{s.file}:{s.first_line}" if s.first_line else s.file
+        heading = s.section if s.section not in ("(top)", "") else ""
+        text = _FENCE_TAG.sub(r"‹\1\2", " ".join(s.body.split()))
+        line = f"- {where}" + (f" {heading}" if heading else "") + f": {text}"
+        tail = f" [{s.note_id}]"
+        if len(line) + len(tail) > INSTRUCTION_LINE_CHARS:
+            line = line[: INSTRUCTION_LINE_CHARS - len(tail) - 1] + "…"
+        line += tail
+        left = total - index - 1
+        more = f"  ({left} more sections: search_notes)" if left else ""
+        if used + 1 + size(line) + (1 + size(more) if more else 0) > max_chars:
+            break
+        lines.append(line)
+        used += 1 + size(line)
+    if len(lines) == 1:
+        return []
+    if (left := total - (len(lines) - 1)) > 0:
+        lines.append(f"  ({left} more sections: search_notes)")
+    return lines
+
+
 def session_start(
     facts: Sequence[Fact],
     *,
@@ -217,15 +253,17 @@ def session_start(
     total: int | None = None,
     status_line: str | None = None,
     last: LastSession | None = None,
+    instructions: Sequence[InstructionSection] = (),
 ) -> Rendered:
     """The text injected before the first prompt. `total` counts facts beyond those passed in.
 
-    Leads, when `last` is given, with the "Last session here" block (at most HANDOFF_MAX_CHARS).
+    Leads, when `last` is given, with the "Last session here" block (at most HANDOFF_MAX_CHARS),
+    then with `instructions` (other agents' instruction files, at most INSTRUCTIONS_MAX_CHARS).
     Ends, when anything is cut, with `N more facts in lore; call recall_facts to see them` —
     inside the budget. Empty text when there is nothing to say.
     """
     total = len(facts) if total is None else max(total, len(facts))
-    if total == 0 and not status_line and last is None:
+    if total == 0 and not status_line and last is None and not instructions:
         return Rendered("", 0, 0)
     opening = _fence_open(space)
     tail = [status_line] if status_line else []
@@ -235,6 +273,12 @@ def session_start(
         reserve = size(more_line(total)) + 1 if total else 0
         lines = last_session_lines(last, min(HANDOFF_MAX_CHARS, max_chars - used - reserve - 1))
         used += sum(size(line) + 1 for line in lines)
+    handoff_block = len(lines)
+    if instructions:
+        reserve = size(more_line(total)) + 1 if total else 0
+        listed = instruction_lines(instructions, min(INSTRUCTIONS_MAX_CHARS, max_chars - used - reserve - 1))
+        lines += listed
+        used += sum(size(line) + 1 for line in listed)
     block = len(lines)
     ordered = order(facts, workspace_name)
     for index, fact in enumerate(ordered):
@@ -255,7 +299,7 @@ def session_start(
     if size(text) > max_chars:  # a budget too small for even the frame: say only what was left out
         text = more_line(total)[:max_chars]
         return Rendered(text, 0, total)
-    handoff_chars = sum(size(line) + 1 for line in lines[:block])
+    handoff_chars = sum(size(line) + 1 for line in lines[:handoff_block])
     return Rendered(text, shown, omitted, handoff_chars)
 
 

@@ -138,3 +138,21 @@ def from_json(kind: type[T], data: Mapping[str, Any]) -> T:
             value = datetime.fromisoformat(value)
         values[f.name] = value
     return kind(**values)
+
+
+@dataclass(frozen=True)
+class InstructionSection:
+    """One section of an agent's instruction file imported as a note (`lore import-instructions`,
+    migration 0010): where it is, and the start of its text (lore_instructions_here)."""
+
+    lineage: int
+    file: str  # relative to the workspace
+    section: str  # the heading path
+    title: str | None
+    body: str  # its first 400 characters
+    first_line: int | None
+    total: int  # how many such sections the space holds for this client (before the limit)
+
+    @property
+    def note_id(self) -> str:
+        return ids.note(self.lineage)

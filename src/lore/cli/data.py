@@ -1,4 +1,5 @@
-"""Data in and out: `lore export`, `lore import`, `lore import-markdown`, `lore purge`.
+"""Data in and out: `lore export`, `lore import`, `lore import-markdown`, `lore import-instructions`,
+`lore purge`.
 
 Export and import work on the whole database (or one space with `--space`), not on the current
 directory's space: they move memory between databases. `import-markdown` writes into the current
@@ -118,6 +119,28 @@ def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> i
     if collected.skipped:
         print(f"Skipped {len(collected.skipped)} (lore does not follow links out of {path}):")
         for file, why in collected.skipped:
+            print(f"  {file}: {why}")
+    return 0
+
+
+def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
+    from lore import instructions
+
+    with session_and_connection(workspace) as (session, conn):
+        root = Path(session.root)
+        folder = Path(target).expanduser() if target else root
+        found = instructions.find(folder, root)
+        key = markdown.file_key(folder, root)
+        scope = "" if key == "." else key
+        done = instructions.apply(conn, session.origin, found, scope, allow_secret=allow_secret)
+    print(instructions.describe(done, session.space))
+    for note_id in done.outcome.created + done.outcome.updated:
+        print(f"  {note_id}")
+    if done.removed:
+        print(f"Forgotten (their sections are no longer in the files): {', '.join(done.removed)}")
+    if found.skipped:
+        print(f"Skipped {len(found.skipped)}:")
+        for file, why in found.skipped:
             print(f"  {file}: {why}")
     return 0
 

@@ -173,6 +173,16 @@ def _parser() -> argparse.ArgumentParser:
     imd.add_argument("path", metavar="DIR", help="a folder of .md files, or one file")
     imd.add_argument("--workspace", metavar="DIR", help="whose space (default: the current directory's)")
     imd.add_argument("--allow-secret", action="store_true", help="even sections that look like credentials")
+    ins = sub.add_parser(
+        "import-instructions",
+        help="agents' instruction files (CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules, …) -> notes, "
+        "one per section; again: changed sections revised, removed ones forgotten",
+    )
+    ins.add_argument(
+        "path", nargs="?", metavar="DIR", help="where to look, subfolders too (default: the project)"
+    )
+    ins.add_argument("--workspace", metavar="DIR", help="whose space (default: the current directory's)")
+    ins.add_argument("--allow-secret", action="store_true", help="even sections that look like credentials")
     prg = sub.add_parser("purge", help="erase an item and all its history for good (a pasted secret)")
     prg.add_argument("id", help="f_N, n_N or m_N")
     prg.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -310,7 +320,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             workspace=args.workspace,
             allow_secret=args.allow_secret,
         )
-    if command in ("export", "import", "import-markdown", "purge"):
+    if command in ("export", "import", "import-markdown", "import-instructions", "purge"):
         from lore.cli import data
 
         if command == "export":
@@ -319,6 +329,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return data.load(args.file)
         if command == "import-markdown":
             return data.import_markdown(args.path, args.workspace, args.allow_secret)
+        if command == "import-instructions":
+            return data.import_instructions(args.path, args.workspace, args.allow_secret)
         return data.erase(args.id, args.yes, args.full)
     if command == "facts":
         from lore.cli import memory

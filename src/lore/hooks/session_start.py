@@ -61,6 +61,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         inbox_space=session.space,
         root=str(session.root),
         handoff_hours=config.handoff_max_age_hours,
+        skip_families=adapter.loads,
     )
     budget = render.clamp_budget(config.session_start_max_chars, client_name)
     out = render.session_start(
@@ -71,6 +72,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         total=snapshot.total,
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,
+        instructions=snapshot.instructions,
     )
     elapsed = int((time.monotonic() - started) * 1000)
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""

@@ -14,16 +14,17 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from lore import render
 from lore.db.embedded import bin_dir
 from lore.errors import StoreError
-from lore.rows import Fact, Handoff, from_json
+from lore.rows import Fact, Handoff, InstructionSection, from_json
 
 MAX_ROWS = render.SESSION_START_MAX_FACTS
+SESSION_INSTRUCTIONS = 8  # instruction sections read for the block (lore.instructions.SESSION_MAX)
 
 _SQL = r"""
 \set ON_ERROR_STOP on
@@ -52,7 +53,16 @@ SELECT coalesce((SELECT row_to_json(h)::text FROM lore_handoff_last(
 \gset
 \endif
 \endif
+\set instructions '[]'
+\if :read_instructions
+SELECT to_regproc('lore_instructions_here') IS NOT NULL AS has_instructions \gset
+\if :has_instructions
+SELECT coalesce(json_agg(i)::text, '[]') AS instructions
+FROM lore_instructions_here(:'inbox_space', :'skip_families'::text[], :instructions_max) i \gset
+\endif
+\endif
 SELECT json_build_object(
+    'instructions', :'instructions'::json,
     'total', (SELECT count(*) FROM lore_facts_visible(:'spaces'::text[])),
     'inbox', :inbox,
     'unread', :unread,
@@ -75,6 +85,7 @@ class Snapshot:
     inbox: int = 0  # tasks waiting in the inbox of `inbox_space` (migration 0003)
     unread: int = 0  # unread messages to `inbox_space`
     last: render.LastSession | None = None  # the last handoff at `root` (migration 0007)
+    instructions: list[InstructionSection] = field(default_factory=list)  # migration 0010
 
 
 def read(
@@ -86,11 +97,14 @@ def read(
     inbox_space: str | None = None,
     root: str | None = None,
     handoff_hours: int = 0,
+    skip_families: Sequence[str] | None = None,
 ) -> Snapshot:
     """Current facts of `spaces` in render order (at most MAX_ROWS) and how many there are; with
     `inbox_space`, also its inbox tasks and unread messages (zero on a schema without them), and
     with `root` and `handoff_hours` the last handoff there (lore_handoff_last, migration 0007) and
-    the space's tasks in doing. All in the one psql call."""
+    the space's tasks in doing; with `skip_families` (what the client loads itself), the space's
+    instruction sections of the other families (lore_instructions_here, migration 0010). All in
+    the one psql call."""
     array = "{" + ",".join(spaces) + "}"  # space ids are [A-Za-z0-9_.-]: safe in an array literal
     variables = {
         "spaces": array,
@@ -102,6 +116,9 @@ def read(
         "root": root or "",
         "handoff_hours": str(max(0, handoff_hours)),
         "doing_max": str(render.HANDOFF_DOING),
+        "read_instructions": "on" if inbox_space and skip_families is not None else "off",
+        "skip_families": "{" + ",".join(skip_families or ()) + "}",  # family names: [a-z]+
+        "instructions_max": str(SESSION_INSTRUCTIONS),
     }
     data = psql_json(url, _SQL, variables, timeout=timeout)
     rows = [from_json(Fact, r) for r in data["facts"]]
@@ -114,7 +131,8 @@ def read(
             int(data.get("doing_count", 0)),
         )
     inbox, unread = int(data.get("inbox", 0)), int(data.get("unread", 0))
-    return Snapshot(rows, int(data["total"]), inbox, unread, last)
+    listed = [from_json(InstructionSection, r) for r in data.get("instructions") or []]
+    return Snapshot(rows, int(data["total"]), inbox, unread, last, listed)
 
 
 def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: float) -> Any:

@@ -39,7 +39,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore import clients, facts, handoffs, inbox, overview, render, userconfig, validate
+from lore import clients, facts, handoffs, inbox, instructions, overview, render, userconfig, validate
 from lore.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
 from lore.http import guard
 from lore.http.guard import foreign_origin
@@ -141,12 +141,13 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         budget = render.clamp_budget(state.config().session_start_max_chars, client)
         name = session.workspace_name
         hours = state.config().handoff_max_age_hours
-        rows, total, waiting, last = await state.run(
+        rows, total, waiting, last, listed = await state.run(
             lambda c: (
                 facts.query(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
                 facts.count(c, session.readable),
                 overview.waiting(c, session.space),
                 handoffs.last_session(c, session.space, str(session.root), hours),
+                instructions.here(c, session.space, client),
             )
         )
         status = inbox.status_line(*waiting)
@@ -158,6 +159,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             total=total,
             status_line=status,
             last=last,
+            instructions=listed,
         )
         return JSONResponse(
             {

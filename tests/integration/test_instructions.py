@@ -1,0 +1,175 @@
+"""`lore import-instructions` on a real project and the real database, and what session start makes
+of it: every agent's instruction files (nested ones too) become notes with their provenance; a
+re-import is idempotent, revises a changed section under the same id and forgets a removed one with
+its reason; links, dependency folders and secrets are refused; and each client's session start
+lists the sections of the files it does not load itself, never those it does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+LORE = str(Path(sys.executable).parent / "lore")
+CLAUDE = (
+    "# Project\n\n## Commands\n\nmake test runs everything; make lint first.\n\n"
+    "## Style\n\nNo print in src.\n"
+)
+AGENTS = "# Agents\n\n## Layout\n\nThe core never imports an adapter.\n"
+GEMINI = "# Gemini\n\nAnswer in English; the release train leaves on Fridays.\n"
+CURSOR = (
+    "---\ndescription: db rules\nglobs: ['*.sql']\n---\n\n# Database\n\nEvery migration is one transaction.\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "acme-api"
+    for rel, text in {
+        "CLAUDE.md": CLAUDE,
+        "AGENTS.md": AGENTS,
+        "GEMINI.md": GEMINI,
+        ".cursor/rules/db.mdc": CURSOR,
+        "services/billing/AGENTS.md": "## Billing\n\nAmounts are integers in cents.\n",
+        "node_modules/left-pad/AGENTS.md": "## Theirs\n\nNot this project's rules.\n",
+        "docs/guide.md": "## Not instructions\n\nAn ordinary document.\n",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "services" / "pay").mkdir(parents=True)
+    (root / "services" / "pay" / "CLAUDE.md").symlink_to("/etc/passwd")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'[[space]]\nid = "work"\npaths = ["{root}"]\n\n[[space]]\nid = "other"\npaths = ["{other}"]\n'
+    )
+    return root, lore_env
+
+
+def _lore(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([LORE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def _start(env: dict[str, str], cwd: Path, client: str) -> str:
+    done = subprocess.run(
+        [LORE, "hook", "session-start", "--client", client],
+        input=json.dumps({"cwd": str(cwd), "source": "startup", "session_id": "s"}),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd="/",
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    data = json.loads(done.stdout) if done.stdout else {}
+    text: str = data.get("hookSpecificOutput", {}).get("additionalContext", "") or data.get(
+        "additional_context", ""
+    )
+    return text
+
+
+def test_import_records_every_instruction_file_with_its_provenance(
+    project: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    root, env = project
+    done = _lore(env, root / "services", "import-instructions")  # from a subfolder: the whole project
+    assert done.returncode == 0, done.stderr
+    assert "Imported 5 instruction files into space work: 6 new notes" in done.stdout, done.stdout
+    assert "services/pay/CLAUDE.md: a symbolic link (to /etc/passwd)" in done.stdout
+    rows = conn.execute(
+        "SELECT m.file, m.section, m.family, m.first_line, m.last_line, n.space, n.title, n.tags "
+        "FROM markdown_sections m JOIN notes n ON n.lineage = m.lineage AND n.superseded_at IS NULL "
+        'ORDER BY m.file COLLATE "C", m.first_line'
+    ).fetchall()
+    assert [(r[0], r[1], r[2], r[3], r[4]) for r in rows] == [
+        (".cursor/rules/db.mdc", "Database", "cursor", 8, 8),  # the file's own lines (front matter: 1-4)
+        ("AGENTS.md", "Layout", "agents", 5, 5),
+        ("CLAUDE.md", "Commands", "claude", 5, 5),
+        ("CLAUDE.md", "Style", "claude", 9, 9),
+        ("GEMINI.md", "Gemini", "gemini", 3, 3),
+        ("services/billing/AGENTS.md", "Billing", "agents", 3, 3),
+    ]
+    assert {r[5] for r in rows} == {"work"} and all("instructions" in r[7] for r in rows)
+    assert "left-pad" not in done.stdout and "Theirs" not in str(rows)
+
+
+def test_reimport_is_idempotent_revises_and_forgets(
+    project: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    root, env = project
+    assert _lore(env, root, "import-instructions").returncode == 0
+    again = _lore(env, root, "import-instructions")
+    assert "0 new notes, 0 updated, 6 unchanged" in again.stdout, again.stdout
+    ids: dict[str, int] = dict(conn.execute("SELECT section, lineage FROM markdown_sections").fetchall())
+
+    edited = CLAUDE.replace("make lint first", "make lint and make typecheck first")
+    (root / "CLAUDE.md").write_text(edited.replace("## Style\n\nNo print in src.\n", ""))
+    (root / "services" / "billing" / "AGENTS.md").unlink()
+    third = _lore(env, root, "import-instructions")
+    assert third.returncode == 0, third.stderr
+    assert "0 new notes, 1 updated, 3 unchanged, 2 forgotten" in third.stdout, third.stdout
+    current = conn.execute(
+        "SELECT body FROM notes WHERE lineage = %s AND superseded_at IS NULL", (ids["Commands"],)
+    ).fetchone()
+    assert current == ("make test runs everything; make lint and make typecheck first.",)  # same n_ id
+    reasons: dict[int, str] = dict(conn.execute("SELECT lineage, reason FROM forget_log").fetchall())
+    assert "section 'Style' of CLAUDE.md: the file no longer has it" in reasons[ids["Style"]]
+    assert "services/billing/AGENTS.md: the file is gone" in reasons[ids["Billing"]]
+    assert conn.execute("SELECT count(*) FROM markdown_sections").fetchone() == (4,)
+    # The section comes back as a new note when it is written again.
+    (root / "CLAUDE.md").write_text(CLAUDE)
+    back = _lore(env, root, "import-instructions")
+    assert "1 new notes, 1 updated" in back.stdout, back.stdout
+
+
+def test_a_secret_refuses_the_whole_import(
+    project: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    root, env = project
+    (root / "GEMINI.md").write_text("## Deploy\n\nUse the token ghp_" + "Zq9x" * 9 + " to push.\n")
+    done = _lore(env, root, "import-instructions")
+    assert done.returncode != 0 and "Nothing was imported" in done.stderr, done.stderr
+    assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM markdown_sections").fetchone() == (0,)
+
+
+def test_session_start_lists_what_the_client_does_not_load_itself(
+    project: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path
+) -> None:
+    root, env = project
+    assert _lore(env, root, "import-instructions").returncode == 0
+    gemini = _start(env, root, "gemini")
+    assert "Instruction files here that other agents load" in gemini
+    assert "- CLAUDE.md:5 Commands: make test runs everything; make lint first. [n_" in gemini
+    assert "AGENTS.md:5 Layout" in gemini and ".cursor/rules/db.mdc:8 Database" in gemini
+    assert "GEMINI.md" not in gemini and "release train" not in gemini  # Gemini loads it itself
+
+    claude = _start(env, root, "claude-code")
+    assert "GEMINI.md:3 Gemini: Answer in English" in claude and "CLAUDE.md" not in claude
+    codex = _start(env, root, "codex")
+    assert "CLAUDE.md:5 Commands" in codex and "AGENTS.md" not in codex
+    cursor = _start(env, root, "cursor")
+    assert "CLAUDE.md:5" in cursor and "db.mdc" not in cursor and "AGENTS.md" not in cursor
+    assert _start(env, tmp_path / "other", "gemini") == ""  # another space: nothing of this one
+
+
+def test_the_block_is_bounded_and_says_what_it_left_out(
+    project: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    root, env = project
+    many = "".join(
+        f"## Rule {i}\n\n{'Always check the thing number ' + str(i) + '. ' * 3}\n\n" for i in range(30)
+    )
+    (root / "CLAUDE.md").write_text("# Rules\n\n" + many)
+    assert _lore(env, root, "import-instructions").returncode == 0
+    text = _start(env, root, "gemini")
+    block = text.split("Instruction files here", 1)[1].split("</lore-memory>", 1)[0]
+    listed = [line for line in block.splitlines() if line.startswith("- ")]
+    assert 1 <= len(listed) <= 8 and all(len(line) <= 160 for line in listed)
+    assert sum(len(line) + 1 for line in block.splitlines()) <= 900 + 200
+    assert f"({33 - len(listed)} more sections: search_notes)" in block, block  # 30 + 2 + 1 not loaded
