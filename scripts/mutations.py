@@ -67,6 +67,27 @@ SIGNIN_TESTS = (
 MUTATIONS: tuple[Mutation, ...] = (
     # --- which space: a tie is an error, never a guess
     Mutation(
+        "pool-dead-connection",
+        "a pooled connection the server ended is checked before it is handed out again",
+        "src/lore/runtime.py",
+        (("        if recent and not _readable(conn):\n", "        if recent:\n"),),
+        ("tests/integration/test_pool.py",),
+    ),
+    Mutation(
+        "instructions-own-files",
+        "session start leaves out the instruction files the client loads itself",
+        "src/lore/hooks/session_start.py",
+        (("        skip_families=adapter.loads,\n", "        skip_families=(),\n"),),
+        ("tests/integration/test_instructions.py",),
+    ),
+    Mutation(
+        "client-canonical-id",
+        "source is lore's client id, not the name the agent gave",
+        "src/lore/mcp/server.py",
+        (("            return canonical(name)\n        if len", "            return name\n        if len"),),
+        ("tests/reliability/test_client_names.py",),
+    ),
+    Mutation(
         "spaces-path-tie",
         "two spaces whose paths match equally well: an error",
         "src/lore/spaces.py",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
-from psycopg.rows import class_row
+from psycopg.rows import class_row, dict_row
 
 from lore import ids, secrets
 from lore.errors import InvalidInput
@@ -112,6 +112,38 @@ def query(
     with conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(sql, params)
         return cur.fetchall()
+
+
+_PAGE = f"""SELECT t.total, f.* FROM (
+    SELECT count(*) AS total FROM lore_facts_visible(%(spaces)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS t
+LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM lore_facts_ordered(
+    %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS f ON true"""
+
+
+def page(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    when: When = NOW,
+    *,
+    subject: str | None = None,
+    prefer_subject: str | None = None,
+    limit: int = 1000,
+) -> tuple[list[Fact], int]:
+    """`query` and `count` in one round trip: the first `limit` facts in render order, and how many
+    there are in all."""
+    params = {
+        "spaces": list(spaces),
+        "as_of": when.as_of,
+        "valid_at": when.valid_at,
+        "subject": subject,
+        "prefer": prefer_subject,
+        "limit": limit,
+    }
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(_PAGE, params).fetchall()
+    total = int(rows[0]["total"]) if rows else 0
+    found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
+    return found, total
 
 
 def count(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -34,6 +35,14 @@ if TYPE_CHECKING:
     from lore.accounts import Accounts
 
 log = logging.getLogger("lore.runtime")
+# A workspace a client names (header, API parameter) resolves to the same session for this long,
+# for the same config: an HTTP client names it on every call, and resolving it (realpath, git) was a
+# tenth of a call's CPU (docs/benchmarks.md, HTTP floors). A moved folder or a new remote is seen
+# after at most this long; a config change at once (a new Config is a new key).
+RESOLVE_TTL = 2.0
+# A pooled connection handed back less than this long ago is handed out again without a check
+# round trip; an older one is checked first (a database restart closes every connection).
+CHECK_AFTER = 5.0
 T = TypeVar("T")
 # The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
 WORKSPACE_HEADER = "x-lore-workspace"
@@ -57,6 +66,13 @@ class Runtime:
     accounts: Accounts | None = None
     # lore.retrieve: the embedder (loaded lazily) and the background embedding worker.
     retrieval: Any = None
+
+    # (workspace, rule, source, remotes) -> (config, when, session): see RESOLVE_TTL.
+    _resolved: dict[tuple[str, str, str, str | None], tuple[Config, float, SessionContext]] = field(
+        default_factory=dict
+    )
+    # id(connection) -> when it was last handed back to the pool: see CHECK_AFTER.
+    _returned: dict[int, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._live = LiveConfig(self.env)
@@ -102,8 +118,14 @@ class Runtime:
                     target.url,
                     min_size=1,
                     max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
-                    check=ConnectionPool.check_connection,
-                    kwargs={"options": "-c statement_timeout=30000", "application_name": "lore"},
+                    check=self._check,
+                    # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs
+                    # in its own `conn.transaction()` (all of lore's core does), which commits it.
+                    kwargs={
+                        "options": "-c statement_timeout=30000",
+                        "application_name": "lore",
+                        "autocommit": True,
+                    },
                     open=True,
                     name="lore",
                 )
@@ -175,7 +197,19 @@ class Runtime:
             with conn:
                 yield conn
         finally:
+            if len(self._returned) > 1024:
+                self._returned.clear()
+            self._returned[id(conn)] = time.monotonic()
             pool.putconn(conn)
+
+    def _check(self, conn: psycopg.Connection) -> None:
+        """The pool's check before it hands out a connection: a round trip, skipped for one in use
+        moments ago whose socket has nothing to read. (An idle connection has nothing to read; one
+        the server ended, by a restart or `pg_terminate_backend`, has its goodbye or EOF waiting.)"""
+        recent = time.monotonic() - self._returned.get(id(conn), 0.0) < CHECK_AFTER
+        if recent and not _readable(conn):
+            return
+        ConnectionPool.check_connection(conn)
 
     def _drop_pool(self, pool: ConnectionPool) -> None:
         with self._pool_lock:
@@ -208,11 +242,31 @@ class Runtime:
         remotes: str | None = None,
     ) -> SessionContext:
         """The session for a workspace. In sign-in mode the path is the user's, on their machine:
-        resolved as written (lore.spaces, lexical), never against this server's disk."""
+        resolved as written (lore.spaces, lexical), never against this server's disk. The same
+        workspace with the same config resolves once per RESOLVE_TTL."""
+        key = (str(signal.path), signal.source, source, remotes)
+        now = time.monotonic()
+        cached = self._resolved.get(key)
+        if cached is not None and cached[0] is config and now - cached[1] < RESOLVE_TTL:
+            return cached[2]
         if self.accounts is None:
-            return build(signal, config, env, source)
-        named = [r.strip() for r in (remotes or "").split(",") if r.strip()][:8]
-        return build(signal, config, env, source, lexical=True, remotes=named)
+            resolved = build(signal, config, env, source)
+        else:
+            named = [r.strip() for r in (remotes or "").split(",") if r.strip()][:8]
+            resolved = build(signal, config, env, source, lexical=True, remotes=named)
+        if len(self._resolved) > 4096:
+            self._resolved.clear()
+        self._resolved[key] = (config, now, resolved)
+        return resolved
+
+
+def _readable(conn: psycopg.Connection) -> bool:
+    """Whether the connection's socket has something to read now (no wait, no round trip)."""
+    try:
+        ready, _, _ = select.select([conn.fileno()], [], [], 0)
+    except (OSError, ValueError, psycopg.Error):
+        return True
+    return bool(ready)
 
 
 def file_path(value: str) -> str:

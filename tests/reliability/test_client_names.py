@@ -4,13 +4,17 @@ unknown name is stored as given."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psycopg
 import pytest
+from support.lorehttp import Server, bearer, mcp_session, push, signed_in, token, two_space_config
 from support.mcpclient import lore_session, ok
 
 from reliability.conftest import Project
 
 pytestmark = pytest.mark.anyio
+__all__ = ["signed_in"]  # the fixture: `lore serve --sign-in` on a free port
 
 
 async def test_writes_carry_lores_id_and_the_given_name_is_audited(
@@ -30,3 +34,18 @@ async def test_writes_carry_lores_id_and_the_given_name_is_audited(
     assert tasks == [("gemini",)]
     audit = conn.execute("SELECT name, client FROM client_names ORDER BY name").fetchall()
     assert audit == [("brand-new-agent", "brand-new-agent"), ("gemini-cli-mcp-client", "gemini")]
+
+
+async def test_over_http_every_call_of_a_session_carries_lores_id(
+    signed_in: Server, conn: psycopg.Connection, tmp_path: Path
+) -> None:
+    """HTTP sessions resolve their workspace on each call: the second and later calls (the name is
+    in the audit already) carry the id too."""
+    secret = token(conn, "alice")
+    push(conn, "alice", two_space_config(tmp_path))
+    async with mcp_session(signed_in.url, bearer(secret, tmp_path / "work"), client="codex-mcp-client") as s:
+        for n in range(3):
+            await ok(s, "remember_fact", statement=f"fact {n} from codex")
+    sources = conn.execute("SELECT DISTINCT source FROM facts").fetchall()
+    assert sources == [("codex",)]
+    assert conn.execute("SELECT name, client FROM client_names").fetchall() == [("codex-mcp-client", "codex")]

@@ -141,10 +141,9 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         budget = render.clamp_budget(state.config().session_start_max_chars, client)
         name = session.workspace_name
         hours = state.config().handoff_max_age_hours
-        rows, total, waiting, last, listed = await state.run(
+        (rows, total), waiting, last, listed = await state.run(
             lambda c: (
-                facts.query(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
-                facts.count(c, session.readable),
+                facts.page(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
                 overview.waiting(c, session.space),
                 handoffs.last_session(c, session.space, str(session.root), hours),
                 instructions.here(c, session.space, client),
@@ -185,11 +184,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         subject = validate.optional(params.get("subject"), "subject", validate.MAX_SUBJECT)
         when = When(parse_time(params.get("as_of"), "as_of"), parse_time(params.get("valid_at"), "valid_at"))
         rows, total = await state.run(
-            lambda c: (
-                facts.query(
-                    c, session.readable, when, subject=subject, prefer_subject=session.workspace_name
-                ),
-                facts.count(c, session.readable, when, subject=subject),
+            lambda c: facts.page(
+                c, session.readable, when, subject=subject, prefer_subject=session.workspace_name
             )
         )
         return JSONResponse({"space": session.space, "total": total, "facts": [_fact(f) for f in rows]})

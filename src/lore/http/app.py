@@ -84,6 +84,7 @@ def build(state: AppState, options: Options) -> Starlette:
     app = server.streamable_http_app(
         host=options.host,
         stateless_http=options.stateless,
+        json_response=options.stateless,  # no server push without a session: plain JSON answers
         max_sessions=int(os.environ.get("LORE_MAX_SESSIONS", "10000")),
     )
     if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)

@@ -151,7 +151,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
 def _recall(
     conn: Any, session: SessionContext, when: When, subject: str | None
 ) -> tuple[list[facts.Fact], int]:
-    rows = facts.query(
+    return facts.page(
         conn,
         session.readable,
         when,
@@ -159,8 +159,6 @@ def _recall(
         prefer_subject=session.workspace_name,
         limit=render.RECALL_MAX_FACTS,
     )
-    total = facts.count(conn, session.readable, when, subject=subject)
-    return rows, total
 
 
 def _recall_header(subject: str | None, when: When) -> str | None:

@@ -58,8 +58,7 @@ async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     def load(
         conn: psycopg.Connection,
     ) -> tuple[list[facts.Fact], int, dict[int, list[facts.Fact]], list[Any]]:
-        rows = facts.query(conn, [space_id], limit=MAX_FACTS)
-        total = facts.count(conn, [space_id])
+        rows, total = facts.page(conn, [space_id], limit=MAX_FACTS)
         history = {f.lineage: facts.history(conn, [space_id], f.lineage) for f in rows}
         return rows, total, history, overview.forgotten(conn, [space_id], kind="fact")
 
