@@ -16,6 +16,7 @@ Rerun:  .venv/bin/python bench/http_load.py [--seconds 60] [--sessions 50] [--us
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import random
 import shutil
@@ -47,6 +48,8 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.prefix) / "bin"
 DOC = REPO / "docs" / "benchmarks.md"
 SECTION = "## HTTP load"
+# Every HTTP answer of 400 or more the sessions got (the SDK's client reports them as -32603 only).
+STATUSES: collections.Counter[str] = collections.Counter()
 MIX = [("remember_fact", 20), ("remember_note", 15), ("search_notes", 35), ("recall_facts", 30)]
 WORDS = [
     "deploy",
@@ -144,16 +147,26 @@ async def session_loop(
     seed: int,
     out: dict[str, list[float]],
     errors: list[str],
+    pace: float = 0.0,
 ) -> None:
+    """Calls back to back until `deadline`; with `pace`, each call starts at least `pace` seconds
+    after the last one started."""
     rng = random.Random(seed)
     tools, weights = zip(*MIX, strict=True)
     headers = {"Authorization": f"Bearer {secret}", "X-Lore-Workspace": str(workspace)}
+
+    async def note_status(response: httpx2.Response) -> None:
+        if response.status_code >= 400:  # the SDK's client reports these as -32603 only
+            body = (await response.aread())[:160].decode("utf-8", "replace")
+            STATUSES[f"HTTP {response.status_code} {response.request.method}: {body}"] += 1
+
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        httpx2.AsyncClient(headers=headers, timeout=60, event_hooks={"response": [note_status]}) as http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
         ClientSession(read, write, client_info=Implementation(name="bench", version="1")) as session,
     ):
         await session.initialize()
+        started = 0.0
         while time.monotonic() < deadline:
             tool = rng.choices(tools, weights)[0]
             make_args: dict[str, Callable[[], dict[str, Any]]] = {
@@ -163,6 +176,8 @@ async def session_loop(
                 "recall_facts": lambda: {},
             }
             args = make_args[tool]()
+            if pace:
+                await anyio.sleep(max(0.0, started + pace - time.perf_counter()))
             started = time.perf_counter()
             try:
                 result = await session.call_tool(tool, args)
@@ -219,11 +234,14 @@ async def drive(
         outer.start_soon(sample_connections, db_url, stop, peak)
         if flooder is not None:
             outer.start_soon(flood, url, tokens[flooder], base / flooder / "work", deadline, tally)
+        # One session alone is paced under a user's request rate (LORE_USER_RATE, 50/s): back to back
+        # it would go faster and be refused with 429 by design.
+        pace = 1 / 40 if sessions_n == 1 else 0.0
         async with anyio.create_task_group() as sessions:
             for i in range(sessions_n):
                 user = users[i % len(users)]
                 sessions.start_soon(
-                    session_loop, url, tokens[user], base / user / "work", deadline, i, out, errors
+                    session_loop, url, tokens[user], base / user / "work", deadline, i, out, errors, pace
                 )
         elapsed = time.monotonic() - started
         stop.set()
@@ -372,7 +390,8 @@ during the run: server {server_cpu:.1f} s, client {client_cpu:.1f} s (of {cores:
 
 With {args.sessions} sessions calling back to back, a call's latency is mostly its wait in line: at
 {rate:.0f} calls/s, {args.sessions} calls in flight take about {in_line:.0f} ms each (Little's
-law). The last column is the same mix from one session alone ({args.baseline_seconds:g} s, first).
+law). The last column is the same mix from one session alone ({args.baseline_seconds:g} s, first,
+at most 40 calls/s: under a user's request rate, `LORE_USER_RATE`).
 
 Most PostgreSQL connections held at once (pg_stat_activity by application name): {conns}.
 
@@ -421,6 +440,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--baseline-seconds", type=float, default=10, help="one session alone, first")
+    ap.add_argument("--profile", type=Path, help="py-spy's raw samples of the server (pip install py-spy)")
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--users", type=int, default=10)
     ap.add_argument("--notes", type=int, default=200, help="notes per user before the run")
@@ -468,7 +488,14 @@ def main() -> int:
         quiet = {u: t for u, t in tokens.items() if u != flooder}
         alone = anyio.run(drive, args, url, db_url, quiet, home, 1, args.baseline_seconds)
         server_cpu, client_cpu = cpu_seconds(server.pid), sum(os.times()[:2])
+        spy = None
+        if args.profile:  # py-spy samples every thread of the server during the 50-session run
+            spy_cmd = [str(BIN / "py-spy"), "record", "--pid", str(server.pid), "--format", "raw"]
+            spy_cmd += ["--threads", "--nonblocking", "-d", str(int(args.seconds)), "-o", str(args.profile)]
+            spy = subprocess.Popen(spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         run = anyio.run(drive, args, url, db_url, quiet, home, args.sessions, args.seconds)
+        if spy is not None:
+            spy.wait(timeout=120)
         run["alone"] = alone
         rss = rss_mb(server.pid)
         run["cpu"] = (cpu_seconds(server.pid) - server_cpu, sum(os.times()[:2]) - client_cpu)
@@ -479,6 +506,8 @@ def main() -> int:
             flooded = anyio.run(drive, args, url, db_url, tokens, home, args.sessions, args.seconds, flooder)
             section += flood_report(run, flooded)
         print(section)
+        for what, times in STATUSES.most_common(10):  # the HTTP answers behind the errors
+            print(f"status: {times} x {what}", file=sys.stderr)
         for line in (alone["errors"] + run["errors"])[:10]:
             print("error:", line, file=sys.stderr)
         if args.write:
