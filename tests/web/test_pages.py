@@ -75,6 +75,11 @@ def test_revise_a_fact_and_see_both_versions(team: Team, conn: psycopg.Connectio
     web.screenshot("facts")
     fact.get_by_role("link", name=re.compile("History, revise and forget")).click()
     page.wait_for_url(re.compile(f"/facts/{seeded.fact}$"))
+    # The workspace wraps at its slashes, never inside a folder's name.
+    where = page.locator("code.path").first
+    expect(where).to_have_text(f"{team.project}/work")
+    assert where.evaluate("e => getComputedStyle(e).overflowWrap") == "break-word"
+    assert where.inner_html().count("<wbr>") == str(team.project / "work").count("/")
 
     page.get_by_label("Statement").fill("alice's acme-api deploys with make release")
     page.get_by_role("button", name="Save a new version").click()

@@ -124,3 +124,8 @@ def test_cookies_are_secure_over_https() -> None:
     form = behind_proxy.sign_in_form(Request({**request.scope, "headers": [(b"host", b"127.0.0.1")]}))
     cookie = form.headers["set-cookie"]
     assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+
+
+def test_a_path_wraps_between_folders_and_is_escaped() -> None:
+    html = str(app.path_html("/home/al<i>ce/codes/acme-api"))
+    assert html == '<code class="path">/<wbr>home/<wbr>al&lt;i&gt;ce/<wbr>codes/<wbr>acme-api</code>'

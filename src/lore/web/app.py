@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -111,6 +112,7 @@ class UI:
         self.templates.filters["q"] = lambda value: quote(str(value), safe="")
         self.templates.filters["iso"] = _iso
         self.templates.filters["count"] = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"
+        self.templates.filters["path"] = path_html
 
     # --- responses ------------------------------------------------------------------------------
 
@@ -351,6 +353,13 @@ def _safe_next(value: str) -> str:
     if value.startswith("/") and not value.startswith("//") and "\\" not in value and len(value) < 2000:
         return value
     return "/spaces"
+
+
+def path_html(value: object) -> Markup:
+    """A path as `<code class="path">`, escaped, with a line-break opportunity after each `/`: a
+    long path wraps between its folders, never inside a folder's name."""
+    escaped = str(escape(str(value))).replace("/", "/<wbr>")
+    return Markup(f'<code class="path">{escaped}</code>')
 
 
 def _when(value: Any, fmt: str = "%Y-%m-%d %H:%M") -> str:
