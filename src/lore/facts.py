@@ -101,17 +101,22 @@ def query(
     session-start hook."""
     sql = f"""SELECT {_COLUMNS} FROM lore_facts_ordered(
                   %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)"""
-    params = {
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(sql, _params(spaces, when, subject, prefer_subject, limit))
+        return cur.fetchall()
+
+
+def _params(
+    spaces: Sequence[str], when: When, subject: str | None, prefer: str | None, limit: int
+) -> dict[str, object]:
+    return {
         "spaces": list(spaces),
         "as_of": when.as_of,
         "valid_at": when.valid_at,
         "subject": subject,
-        "prefer": prefer_subject,
+        "prefer": prefer,
         "limit": limit,
     }
-    with conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(sql, params)
-        return cur.fetchall()
 
 
 _PAGE = f"""SELECT t.total, f.* FROM (
@@ -131,16 +136,8 @@ def page(
 ) -> tuple[list[Fact], int]:
     """`query` and `count` in one round trip: the first `limit` facts in render order, and how many
     there are in all."""
-    params = {
-        "spaces": list(spaces),
-        "as_of": when.as_of,
-        "valid_at": when.valid_at,
-        "subject": subject,
-        "prefer": prefer_subject,
-        "limit": limit,
-    }
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(_PAGE, params).fetchall()
+        rows = cur.execute(_PAGE, _params(spaces, when, subject, prefer_subject, limit)).fetchall()
     total = int(rows[0]["total"]) if rows else 0
     found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
     return found, total
