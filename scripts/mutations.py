@@ -290,9 +290,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/clients.py",
         (
             (
-                '    "claude-code": ClientHook("claude-code", _nested),\n',
+                '    "claude-code": ClientHook("claude-code", _nested, loads=("claude",)),\n',
                 '    "claude-code": ClientHook("claude-code", '
-                'lambda t: json.dumps({"additionalContext": t})),\n',
+                'lambda t: json.dumps({"additionalContext": t}), loads=("claude",)),\n',
             ),
         ),
         HOOK_TESTS,
@@ -303,9 +303,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/clients.py",
         (
             (
-                '    "gemini": ClientHook("gemini", _nested),\n',
+                '    "gemini": ClientHook("gemini", _nested, loads=("gemini",)),\n',
                 '    "gemini": ClientHook("gemini", lambda t: json.dumps('
-                '{"hookSpecificOutput": {"additionalContext": t}})),\n',
+                '{"hookSpecificOutput": {"additionalContext": t}}), loads=("gemini",)),\n',
             ),
         ),
         HOOK_TESTS,
@@ -316,9 +316,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/clients.py",
         (
             (
-                '    "codex": ClientHook("codex", _nested),\n',
+                '    "codex": ClientHook("codex", _nested, loads=("agents",)),\n',
                 '    "codex": ClientHook("codex", lambda t: json.dumps('
-                '{"hookSpecificOutput": {"additionalContext": t}})),\n',
+                '{"hookSpecificOutput": {"additionalContext": t}}), loads=("agents",)),\n',
             ),
         ),
         HOOK_TESTS,
@@ -343,8 +343,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/clients.py",
         (
             (
-                'ClientHook("copilot", lambda text: json.dumps({"additionalContext": text}))',
-                'ClientHook("copilot", _nested)',
+                '"copilot", lambda text: json.dumps({"additionalContext": text}), loads=',
+                '"copilot", _nested, loads=',
             ),
         ),
         HOOK_TESTS,
