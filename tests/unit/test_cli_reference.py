@@ -33,6 +33,16 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert done.value.code == 0 and capsys.readouterr().out == f"lore {__version__}\n"
 
 
+def test_the_version_is_read_only_when_asked() -> None:
+    """Every command builds the parser (the session-start hook too); reading the installed
+    metadata costs ~25 ms, so only `--version` does it."""
+    probe = (
+        "import sys; from lore.cli.main import parser; parser(); print('importlib.metadata' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr
+
+
 def test_every_option_with_a_default_shows_it_in_help() -> None:
     missing = []
     for command in walk(parser()):

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from lore import __version__
 from lore.errors import LoreError
 
 _PORT_HELP = "TCP port (default: $LORE_PORT if set, else 8765; 0: any free port, shown at start)"
@@ -30,6 +29,20 @@ class _Help(argparse.HelpFormatter):
         return text
 
 
+class _Version(argparse.Action):
+    """`--version`, read from the installed metadata only when asked: reading it costs ~25 ms, and
+    every command (the session-start hook too) builds this parser."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from lore import __version__
+
+        print(f"lore {__version__}")
+        parser.exit()
+
+
 class Parser(argparse.ArgumentParser):
     """lore's parser: its subcommands are Parsers too (add_subparsers uses the parent's class)."""
 
@@ -46,7 +59,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="lore", description="One memory shared by every AI coding agent.")
-    p.add_argument("--version", action="version", version=f"lore {__version__}")
+    p.add_argument("--version", action=_Version)
     p.add_argument("-v", "--verbose", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
