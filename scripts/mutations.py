@@ -276,9 +276,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "waiting for a reply polls nothing: it sleeps on the LISTEN socket",
         "src/lore/messages.py",
         (
-            (
-                "        events = await listener.wait(remaining)\n        check = any(",
-                "        events = await listener.wait(min(remaining, 0.5))\n        check = True or any(",
+            (  # the MCP path (send_message with wait_seconds): lore.replies' shared LISTEN
+                "        await woken(remaining)\n",
+                "        await woken(min(remaining, 0.5))\n",
             ),
         ),
         ("tests/work/test_mcp_work.py::test_a_waiting_send_message_runs_no_query_while_it_waits",),
