@@ -386,9 +386,7 @@ def apply(
             elif sha == section.sha256:
                 outcome.unchanged += 1
                 conn.execute(
-                    "UPDATE markdown_sections SET first_line = %s, last_line = %s, family = %s "
-                    "WHERE space = %s AND file = %s AND section = %s",
-                    (*where, origin.space, section.file, section.key),
+                    _TOUCH, (section.sha256, section.sha256, *where, origin.space, section.file, section.key)
                 )
             else:
                 _, new = notes.revise(
@@ -403,12 +401,18 @@ def apply(
                     allow_secret=allow_secret,
                 )
                 conn.execute(
-                    "UPDATE markdown_sections SET sha256 = %s, imported_at = now(), first_line = %s, "
-                    "last_line = %s, family = %s WHERE space = %s AND file = %s AND section = %s",
-                    (section.sha256, *where, origin.space, section.file, section.key),
+                    _TOUCH, (section.sha256, section.sha256, *where, origin.space, section.file, section.key)
                 )
                 outcome.updated.append(new.id)
     return outcome
+
+
+# A section imported again: its hash (and the time, when the hash changed), lines and family.
+_TOUCH = (
+    "UPDATE markdown_sections SET imported_at = CASE WHEN sha256 = %s THEN imported_at ELSE now() END, "
+    "sha256 = %s, first_line = %s, last_line = %s, family = %s "
+    "WHERE space = %s AND file = %s AND section = %s"
+)
 
 
 def _tag(name: str) -> str:

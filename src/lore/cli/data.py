@@ -114,13 +114,18 @@ def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> i
             found.extend(markdown.sections(markdown.read(file), markdown.file_key(file, root)))
         outcome = markdown.apply(conn, session.origin, found, allow_secret=allow_secret)
     print(f"Imported {len(collected.files)} files into space {session.space}: {outcome.describe()}.")
+    _listed(outcome, collected.skipped, f" (lore does not follow links out of {path})")
+    return 0
+
+
+def _listed(outcome: markdown.Outcome, skipped: list[tuple[Path, str]], why_skipped: str = "") -> None:
+    """The notes an import wrote, and the files it left out with the reason."""
     for note_id in outcome.created + outcome.updated:
         print(f"  {note_id}")
-    if collected.skipped:
-        print(f"Skipped {len(collected.skipped)} (lore does not follow links out of {path}):")
-        for file, why in collected.skipped:
+    if skipped:
+        print(f"Skipped {len(skipped)}{why_skipped}:")
+        for file, why in skipped:
             print(f"  {file}: {why}")
-    return 0
 
 
 def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
@@ -134,14 +139,9 @@ def import_instructions(target: str | None, workspace: str | None, allow_secret:
         scope = "" if key == "." else key
         done = instructions.apply(conn, session.origin, found, scope, allow_secret=allow_secret)
     print(instructions.describe(done, session.space))
-    for note_id in done.outcome.created + done.outcome.updated:
-        print(f"  {note_id}")
     if done.removed:
         print(f"Forgotten (their sections are no longer in the files): {', '.join(done.removed)}")
-    if found.skipped:
-        print(f"Skipped {len(found.skipped)}:")
-        for file, why in found.skipped:
-            print(f"  {file}: {why}")
+    _listed(done.outcome, found.skipped)
     return 0
 
 
