@@ -351,10 +351,13 @@ def vector_candidates(
     tags: Sequence[str] | None = None,
     depth: int = DEPTH,
 ) -> list[Candidate]:
-    conn.execute(_VECTOR_SETTINGS, (str(max(40, depth * 2)),))
     statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
     params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
-    rows = conn.execute(statement, params).fetchall()
+    # The settings are local to a transaction: the query must run in the same one (an autocommit
+    # connection, as the server's pool is, would drop them before the query and scan 40 rows).
+    with conn.transaction():
+        conn.execute(_VECTOR_SETTINGS, (str(max(40, depth * 2)),))
+        rows = conn.execute(statement, params).fetchall()
     return sorted((Candidate(lineage, float(sim)) for lineage, sim in rows), key=lambda c: -c.score)
 
 
