@@ -62,9 +62,18 @@ def send(
         with conn.cursor(row_factory=class_row(Message)) as cur:
             cur.execute(
                 f"""INSERT INTO messages
-                        (to_space, from_space, body, reply_to, source, workspace, from_session)
-                    VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
-                (to, origin.space, body, reply_to, origin.source, origin.workspace, session),
+                        (to_space, from_space, body, reply_to, source, workspace, from_session, client_name)
+                    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}""",
+                (
+                    to,
+                    origin.space,
+                    body,
+                    reply_to,
+                    origin.source,
+                    origin.workspace,
+                    session,
+                    origin.client_name,
+                ),
             )
             row = cur.fetchone()
     assert row is not None

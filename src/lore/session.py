@@ -23,6 +23,7 @@ class Origin:
     space: str
     source: str
     workspace: str | None
+    client_name: str | None = None  # what the agent called itself in MCP's initialize (audit)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class SessionContext:
     workspace_name: str
     source: str
     root: Path  # "here" for handoffs: the git top-level (a worktree's own), else the directory
+    client_name: str | None = None  # MCP sessions: the clientInfo.name that `source` was made from
 
     @property
     def space(self) -> str:
@@ -40,7 +42,7 @@ class SessionContext:
 
     @property
     def origin(self) -> Origin:
-        return Origin(self.resolved.space, self.source, str(self.signal.path))
+        return Origin(self.resolved.space, self.source, str(self.signal.path), self.client_name)
 
     def describe(self) -> str:
         reads = [s for s in self.readable if s != self.space]

@@ -64,15 +64,16 @@ def file(
     status = "todo" if target == origin.space else "inbox"
     with conn.transaction():
         row = conn.execute(
-            """INSERT INTO notes (lineage, space, kind, title, body, source, workspace)
-               VALUES (nextval('note_lineage_seq'), %s, 'task', %s, %s, %s, %s) RETURNING lineage""",
-            (target, title, body, origin.source, origin.workspace),
+            """INSERT INTO notes (lineage, space, kind, title, body, source, workspace, client_name)
+               VALUES (nextval('note_lineage_seq'), %s, 'task', %s, %s, %s, %s, %s) RETURNING lineage""",
+            (target, title, body, origin.source, origin.workspace, origin.client_name),
         ).fetchone()
         assert row is not None
         conn.execute(
-            """INSERT INTO tasks (lineage, space, status, from_space, from_source, from_workspace)
-               VALUES (%s, %s, %s, %s, %s, %s)""",
-            (row[0], target, status, origin.space, origin.source, origin.workspace),
+            """INSERT INTO tasks (lineage, space, status, from_space, from_source, from_workspace,
+                                  from_client_name)
+               VALUES (%s, %s, %s, %s, %s, %s, %s)""",
+            (row[0], target, status, origin.space, origin.source, origin.workspace, origin.client_name),
         )
         _event(conn, row[0], status, None, origin)
         return _get(conn, [target], row[0])
@@ -167,9 +168,9 @@ def _get(conn: psycopg.Connection, readable: Sequence[str], lineage: int, *, loc
 
 def _event(conn: psycopg.Connection, lineage: int, status: str, note: str | None, origin: Origin) -> None:
     conn.execute(
-        "INSERT INTO task_events (lineage, status, note, space, source, workspace) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        (lineage, status, note, origin.space, origin.source, origin.workspace),
+        "INSERT INTO task_events (lineage, status, note, space, source, workspace, client_name) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (lineage, status, note, origin.space, origin.source, origin.workspace, origin.client_name),
     )
 
 

@@ -64,7 +64,7 @@ class Versioned(Generic[R]):
         the next of `lineage`, recorded at `recorded_at` (what `close` returned for its predecessor).
         A field left out takes the column's default."""
         values: dict[str, object] = {"space": space or origin.space, **fields}
-        values |= {"source": origin.source, "workspace": origin.workspace}
+        values |= {"source": origin.source, "workspace": origin.workspace, "client_name": origin.client_name}
         if recorded_at is not None:
             values["recorded_at"] = recorded_at
         number = (
@@ -129,9 +129,9 @@ class Versioned(Generic[R]):
             old = self.lock_current(conn, origin, readable, lineage, "Forget it")
             self.close(conn, old)
             conn.execute(
-                "INSERT INTO forget_log (space, item_kind, lineage, reason, source, workspace) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (old.space, self.item, lineage, reason, origin.source, origin.workspace),
+                "INSERT INTO forget_log (space, item_kind, lineage, reason, source, workspace, client_name) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (old.space, self.item, lineage, reason, origin.source, origin.workspace, origin.client_name),
             )
         return old
 

@@ -34,6 +34,16 @@ async def test_writes_carry_lores_id_and_the_given_name_is_audited(
     assert tasks == [("gemini",)]
     audit = conn.execute("SELECT name, client FROM client_names ORDER BY name").fetchall()
     assert audit == [("brand-new-agent", "brand-new-agent"), ("gemini-cli-mcp-client", "gemini")]
+    # Each row keeps the name it was made from, beside lore's id.
+    rows = conn.execute(
+        "SELECT source, client_name FROM facts UNION ALL SELECT source, client_name FROM notes "
+        "UNION ALL SELECT from_source, from_client_name FROM tasks "
+        "UNION ALL SELECT source, client_name FROM task_events"
+    ).fetchall()
+    assert sorted(rows) == [
+        ("brand-new-agent", "brand-new-agent"),
+        *[("gemini", "gemini-cli-mcp-client")] * 5,  # fact, note, task note, task, its event
+    ], rows
 
 
 async def test_over_http_every_call_of_a_session_carries_lores_id(
@@ -45,7 +55,16 @@ async def test_over_http_every_call_of_a_session_carries_lores_id(
     push(conn, "alice", two_space_config(tmp_path))
     async with mcp_session(signed_in.url, bearer(secret, tmp_path / "work"), client="codex-mcp-client") as s:
         for n in range(3):
-            await ok(s, "remember_fact", statement=f"fact {n} from codex")
-    sources = conn.execute("SELECT DISTINCT source FROM facts").fetchall()
-    assert sources == [("codex",)]
+            fact = await ok(s, "remember_fact", statement=f"fact {n} from codex")
+        assert fact.structured_content is not None
+        await ok(s, "forget", id=fact.structured_content["id"], reason="a test")
+        await ok(s, "send_message", to="home", body="hello from codex")
+    sources = conn.execute("SELECT DISTINCT source, client_name FROM facts").fetchall()
+    assert sources == [("codex", "codex-mcp-client")]
+    assert conn.execute("SELECT source, client_name FROM forget_log").fetchall() == [
+        ("codex", "codex-mcp-client")
+    ]
+    assert conn.execute("SELECT source, client_name FROM messages").fetchall() == [
+        ("codex", "codex-mcp-client")
+    ]
     assert conn.execute("SELECT name, client FROM client_names").fetchall() == [("codex-mcp-client", "codex")]

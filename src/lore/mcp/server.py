@@ -13,7 +13,7 @@ import uuid
 import warnings
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,10 @@ class AppState(Runtime):
         # stdio serves one client per process; HTTP sessions are told apart by their session id.
         sid = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
         resolved = await self._session(ctx, config, env, prefix + sid if sid else "")
+        params = ctx.session.client_params
+        given = params.client_info.name if params is not None and params.client_info else None
+        if given and resolved.client_name != given[:200]:  # kept on each row it writes (audit)
+            resolved = replace(resolved, client_name=given[:200])
         if sid:
             self._track(f"{self.user() or ''}|{sid}", resolved, config)
         return resolved
