@@ -214,7 +214,7 @@ async def sample_connections(url: str, stop: anyio.Event, peak: dict[str, int]) 
 
 async def drive(
     args: argparse.Namespace,
-    url: str,
+    url: str | list[str],
     db_url: str,
     tokens: dict[str, str],
     base: Path,
@@ -233,7 +233,8 @@ async def drive(
     async with anyio.create_task_group() as outer:
         outer.start_soon(sample_connections, db_url, stop, peak)
         if flooder is not None:
-            outer.start_soon(flood, url, tokens[flooder], base / flooder / "work", deadline, tally)
+            first = url if isinstance(url, str) else url[0]
+            outer.start_soon(flood, first, tokens[flooder], base / flooder / "work", deadline, tally)
         # One session alone is paced under a user's request rate (LORE_USER_RATE, 50/s): back to back
         # it would go faster and be refused with 429 by design.
         pace = 1 / 40 if sessions_n == 1 else 0.0
@@ -241,7 +242,15 @@ async def drive(
             for i in range(sessions_n):
                 user = users[i % len(users)]
                 sessions.start_soon(
-                    session_loop, url, tokens[user], base / user / "work", deadline, i, out, errors, pace
+                    session_loop,
+                    url if isinstance(url, str) else url[i % len(url)],  # round robin over the servers
+                    tokens[user],
+                    base / user / "work",
+                    deadline,
+                    i,
+                    out,
+                    errors,
+                    pace,
                 )
         elapsed = time.monotonic() - started
         stop.set()
@@ -436,6 +445,89 @@ Errors of the other users: {calm} quiet, {loud} while flooded. Most connections 
 """
 
 
+SCALE_SECTION = "## HTTP scale-out"
+
+
+def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [str(BIN / "lore"), "serve", "--sign-in", "--port", str(port)], env=env, stdout=out, stderr=out
+        )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx2.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return proc, url
+        except httpx2.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"lore serve did not start:\n{log.read_text()}")
+
+
+def scale_out(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    db_url: str,
+    tokens: dict[str, str],
+    tmp: Path,
+    first: tuple[subprocess.Popen[bytes], str],
+) -> int:
+    """The documented scale-out path (docs/deploy.md, Replicas): N `lore serve` processes on one
+    database, the sessions spread round robin, the same mix; calls/s for each N."""
+    counts = [int(n) for n in args.scale.split(",")]
+    servers: list[tuple[subprocess.Popen[bytes], str]] = [first]
+    rows = []
+    try:
+        for n in counts:
+            while len(servers) < n:
+                servers.append(start_server(env, tmp / f"serve-{len(servers)}.log"))
+            urls = [url for _, url in servers[:n]]
+            print(f"{n} servers; {args.sessions} sessions for {args.seconds:g} s ...", file=sys.stderr)
+            cpu = [cpu_seconds(p.pid) for p, _ in servers[:n]]
+            run = anyio.run(drive, args, urls, db_url, tokens, tmp / "home", args.sessions, args.seconds)
+            calls = sum(len(v) for v in run["out"].values())
+            used = sum(cpu_seconds(p.pid) - c for (p, _), c in zip(servers[:n], cpu, strict=True))
+            every = sorted(t for v in run["out"].values() for t in v)
+            p95 = every[int(len(every) * 0.95)] if every else 0.0
+            rows.append((n, calls / run["elapsed"], len(run["errors"]), p95, used / max(1, calls) * 1000))
+    finally:
+        for proc, _ in servers:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    base = rows[0][1]
+    table = "\n".join(
+        f"| {n} | {rate:.0f} | {rate / base:.2f}x | {p95:.0f} | {cpu:.1f} | {errors} |"
+        for n, rate, errors, p95, cpu in rows
+    )
+    section = f"""{SCALE_SECTION}
+
+The mix of the HTTP load section ({args.sessions} sessions, {args.users} users, {args.seconds:g} s
+each) over N `lore serve --sign-in` processes on one database, the sessions spread round robin (what
+a load balancer does, docs/deploy.md); the database, the client and every server share this
+machine's 2 cores, so this shows what an added process costs and gives here, not what it gives on
+its own cores.
+
+- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC
+- Machine: {machine()}
+- lore commit: {commit()}
+
+| servers | calls/s | vs one | p95 ms | server CPU per call, ms | errors |
+|---:|---:|---:|---:|---:|---:|
+{table}
+
+Rerun: `.venv/bin/python bench/http_load.py --scale {args.scale} --seconds {args.seconds:g} --write`
+"""
+    print(section)
+    if args.write:
+        replace_section(DOC, SCALE_SECTION, section)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60)
@@ -447,6 +539,11 @@ def main() -> int:
     ap.add_argument("--pool", type=int, default=4, help="the server's LORE_POOL_SIZE")
     ap.add_argument("--flood", action="store_true", help="then the same run while one more user floods")
     ap.add_argument("--write", action="store_true", help=f"update '{SECTION}' in docs/benchmarks.md")
+    ap.add_argument(
+        "--scale",
+        metavar="N,N,...",
+        help=f"instead: the same load over N `lore serve` processes on one database ('{SCALE_SECTION}')",
+    )
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-http-", dir="/tmp"))
@@ -483,6 +580,8 @@ def main() -> int:
         else:
             raise SystemExit(f"lore serve did not start:\n{(tmp / 'serve.log').read_text()}")
         warm_up(db_url)
+        if args.scale:
+            return scale_out(args, env, db_url, tokens, tmp, (server, url))
         print(f"serving {url}; {args.sessions} sessions for {args.seconds:g} s ...", file=sys.stderr)
         home = tmp / "home"
         quiet = {u: t for u, t in tokens.items() if u != flooder}
