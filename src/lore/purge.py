@@ -97,6 +97,9 @@ _DELETES = {
     ],
     "m": [
         "UPDATE messages SET reply_to = NULL WHERE reply_to = %(n)s",
+        # The thread it started goes on from its oldest remaining message (not from a missing id).
+        "UPDATE messages SET thread = (SELECT min(id) FROM messages WHERE thread = %(n)s AND id <> %(n)s) "
+        "WHERE thread = %(n)s AND id <> %(n)s",
         "DELETE FROM messages WHERE id = %(n)s",
     ],
 }

@@ -10,8 +10,8 @@ Format (one JSON object per line):
 Rows are every column but generated ones (notes.tsv), as PostgreSQL's own JSON of the row: timestamps
 with microseconds and offset, vectors as pgvector text, so that the round trip is exact. Tables, in
 dependency order: every version of facts and notes (history), edges, forget_log, irrelevant, tasks,
-task_events, messages, purge_log, markdown_sections. Accounts (users, tokens, OAuth) are not memory
-and are never exported. A file without its trailer (cut short) is refused.
+task_events, messages, purge_log, markdown_sections, handoffs. Accounts (users, tokens, OAuth) are
+not memory and are never exported. A file without its trailer (cut short) is refused.
 
 Import checks every line before the first insert: its shape, its length (MAX_LINE), and every value
 against the type of its column in the target (an id that is a list, a NUL byte, a lone surrogate, a
@@ -55,6 +55,7 @@ TABLES = (
     "messages",
     "purge_log",
     "markdown_sections",
+    "handoffs",
 )
 
 # Which rows belong to `--space S` (a message belongs to both its sender's and its target's space).
@@ -69,12 +70,14 @@ _SPACE_FILTER = {
     "messages": "to_space = %(space)s OR from_space = %(space)s",
     "purge_log": "space = %(space)s",
     "markdown_sections": "space = %(space)s",
+    "handoffs": "space = %(space)s",
 }
 _ORDER = {
     "facts": "lineage, version_id",
     "notes": "lineage, version_id",
     "tasks": "lineage",
     "markdown_sections": "space, file, section",
+    "handoffs": "id",
 }
 # Columns that may legitimately differ between two copies of the same item (filled in later).
 _VOLATILE = {"version_id", "id", "embedding", "embedding_model"}
@@ -255,6 +258,7 @@ class _Importer:
         self.facts: dict[int, int] = {}
         self.notes: dict[int, int] = {}
         self.messages: dict[int, int] = {}
+        self._roots: dict[int, int] = {}  # a thread's id in the file -> its root here, when not in the file
 
     def run(self, data: dict[str, list[_Line]]) -> None:
         for table, lines in data.items():
@@ -275,6 +279,23 @@ class _Importer:
         self._messages(data["messages"])
         self._rows("purge_log", data["purge_log"], {})
         self._rows("markdown_sections", data["markdown_sections"], {"lineage": self.notes}, conflict=True)
+        self._handoffs(data["handoffs"])
+
+    def _handoffs(self, lines: Sequence[_Line]) -> None:
+        """One per (space, client, session): one already there is kept (ON CONFLICT). Its note and the
+        tasks it touched are note lineages, remapped like every other reference."""
+        free = self._free("handoffs", "id", [int(x.row["id"]) for x in lines if x.row.get("id") is not None])
+        for line in lines:
+            self.line = line.number
+            row = dict(line.row)
+            if row.get("note") is not None:
+                row["note"] = self.notes.get(int(row["note"]), int(row["note"]))
+            row["tasks"] = [self.notes.get(int(t), int(t)) for t in row.get("tasks") or []]
+            keep = "id" if row.get("id") is not None and int(row["id"]) in free else None
+            if self._insert("handoffs", row, keep_id=keep, conflict=True):
+                self.report.inserted["handoffs"] += 1
+            else:
+                self.report.skipped["handoffs"] += 1
 
     # facts and notes: every version of a lineage moves together
     def _lineages(self, table: str, lines: Sequence[_Line], sequence: str) -> dict[int, int]:
@@ -386,7 +407,10 @@ class _Importer:
             new = self._insert("messages", row, keep_id="id" if old in free else None, returning="id")
             assert new is not None
             self.messages[old] = int(new)
-            thread = self.messages.get(int(line.row["thread"]), int(new))
+            # A thread whose first message is not in the file (a space's export) goes on from its
+            # first message that is, as purge re-roots a thread (lore.purge).
+            root = int(line.row["thread"])
+            thread = self.messages.get(root) or self._roots.setdefault(root, int(new))
             self.conn.execute("UPDATE messages SET thread = %s WHERE id = %s", (thread, new))
             if old not in free:
                 self.report.renumbered["messages"] += 1
@@ -480,6 +504,7 @@ class _Importer:
             ("task_events", "id"),
             ("messages", "id"),
             ("purge_log", "id"),
+            ("handoffs", "id"),
         ):
             if column == "lineage":
                 seq = "fact_lineage_seq" if table == "facts" else "note_lineage_seq"
@@ -514,8 +539,10 @@ _KEYS = {
     "messages": ("id", "thread", "sent_at", "from_space", "to_space", "body", "source"),
     "purge_log": (),
     "markdown_sections": ("lineage",),
+    "handoffs": ("space", "client", "session_id"),
 }
 _INT_RANGE = {"int2": 2**15, "int4": 2**31, "int8": 2**63}
+_INT_ARRAYS = {"_int2", "_int4", "_int8"}
 # Columns that hold ids (their own, or another row's): sequences hand out 1, 2, ...; 0 or less is damage.
 _IDS = {"version_id", "lineage", "id", "from_note", "to_note", "note", "reply_to", "thread"}
 
@@ -574,7 +601,12 @@ def _wrong(value: object, column: _Column, *, required: bool, an_id: bool) -> st
         return (
             "must be a timestamp with a time zone" if udt == "timestamptz" and parsed.tzinfo is None else None
         )
-    if udt.startswith("_"):  # an array: lore's are text[]
+    if udt in _INT_ARRAYS:  # handoffs.tasks: note lineages
+        whole = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not whole:
+            return f"must be a list of whole numbers, not {_kind(value)}"
+        return None
+    if udt.startswith("_"):  # any other array of lore's is text[]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return f"must be a list of strings, not {_kind(value)}"
         return next((p for p in map(_bad_text, value) if p), None)

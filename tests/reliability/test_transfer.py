@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
-from lore import facts, graph, messages, notes, purge, search, secrets, tasks, transfer
+from lore import capture, facts, graph, handoffs, messages, notes, purge, search, secrets, tasks, transfer
 from lore.config import parse_config
 from lore.db import migrate
 from lore.errors import InvalidInput, LoreError
@@ -472,3 +472,49 @@ def test_a_damaged_file_imports_nothing(
         transfer.load(b, damage(lines))
     b.rollback()
     assert b.execute("SELECT (SELECT count(*) FROM facts) + (SELECT count(*) FROM notes)").fetchone() == (0,)
+
+
+def test_handoffs_travel_with_their_note_and_tasks(
+    two: tuple[psycopg.Connection, psycopg.Connection],
+) -> None:
+    """A handoff (what an agent session left) is memory too: exported, imported once, its note and
+    the tasks it touched pointing at the imported notes, even when they were renumbered."""
+    a, b = two
+    _truncate(a)
+    _truncate(b)
+    beta = Origin("beta", "claude-code", "/w/b")
+    notes.remember(b, beta, "already here: takes n_1 in the target")  # so the import renumbers
+    b.commit()
+    task = tasks.file(a, CONFIG, Origin("alpha", "codex", "/w/a"), "alpha", "Fix CI", "red since Monday")
+    tasks.update(a, Origin("alpha", "codex", "/w/a"), SPACES, task.lineage, "doing")
+    left = capture.Handoff(
+        space="alpha",
+        client="codex",
+        session_id="s-1",
+        root="/w/a",
+        workspace="/w/a",
+        workspace_name="a",
+        event="Stop",
+        message="Fixed the flaky test; CI is green again.",
+        message_chars=41,
+        changes=capture.Changes([" M ci.yml"], 1, " 1 file changed, 2 insertions(+)"),
+        started_at=None,
+    )
+    recorded = handoffs.record(a, left)
+    a.execute("UPDATE handoffs SET tasks = %s WHERE id = %s", ([task.lineage], recorded.id))
+    a.commit()
+    exported = list(transfer.export(a))
+    a.commit()
+    for _ in range(2):  # the second import finds it there: nothing doubled
+        transfer.load(b, exported)
+        b.commit()
+    rows = b.execute(
+        "SELECT space, client, session_id, message, changed, note, tasks FROM handoffs"
+    ).fetchall()
+    assert len(rows) == 1, rows
+    space, client, session, message, changed, note, touched = rows[0]
+    assert (space, client, session, message, changed) == ("alpha", "codex", "s-1", left.message, 1)
+    assert b.execute(
+        "SELECT kind FROM notes WHERE lineage = %s AND superseded_at IS NULL", (note,)
+    ).fetchone() == ("handoff",)
+    assert b.execute("SELECT title FROM notes WHERE lineage = %s", (touched[0],)).fetchone() == ("Fix CI",)
