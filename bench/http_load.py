@@ -448,6 +448,16 @@ Errors of the other users: {calm} quiet, {loud} while flooded. Most connections 
 SCALE_SECTION = "## HTTP scale-out"
 
 
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     with open(log, "wb") as out:
@@ -493,12 +503,7 @@ def scale_out(
             rows.append((n, calls / run["elapsed"], len(run["errors"]), p95, used / max(1, calls) * 1000))
     finally:
         for proc, _ in servers:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_server(proc)
     base = rows[0][1]
     table = "\n".join(
         f"| {n} | {rate:.0f} | {rate / base:.2f}x | {p95:.0f} | {cpu:.1f} | {errors} |"
@@ -561,24 +566,7 @@ def main() -> int:
         db_url = embedded.start(env)
         tokens = prepare(db_url, args.users + (1 if args.flood else 0), tmp / "home", args.notes)
         flooder = f"user{args.users:02d}" if args.flood else None
-        port = free_port()
-        with open(tmp / "serve.log", "wb") as log:
-            server = subprocess.Popen(
-                [str(BIN / "lore"), "serve", "--sign-in", "--port", str(port)],
-                env=env,
-                stdout=log,
-                stderr=log,
-            )
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx2.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx2.HTTPError:
-                pass
-            time.sleep(0.1)
-        else:
-            raise SystemExit(f"lore serve did not start:\n{(tmp / 'serve.log').read_text()}")
+        server, url = start_server(env, tmp / "serve.log")
         warm_up(db_url)
         if args.scale:
             return scale_out(args, env, db_url, tokens, tmp, (server, url))
@@ -616,13 +604,8 @@ def main() -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        if server is not None and server.poll() is None:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        if server is not None:
+            stop_server(server)
         embedded.stop(env)
         shutil.rmtree(tmp, ignore_errors=True)
 
