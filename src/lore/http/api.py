@@ -23,7 +23,7 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
                                          a new version; what is absent stays (changing nothing: 400)
     POST /api/facts/{id}/forget          {"reason"}
 
-The checks themselves (and the status of each LoreError) live in lore.http.guard, shared with the web UI.
+The checks themselves (and the status of each LoreError) live in lore.request_guard, shared with the web UI.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore import clients, facts, handoffs, inbox, instructions, overview, render, userconfig, validate
+from lore import request_guard as guard
 from lore.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
-from lore.http import guard
-from lore.http.guard import foreign_origin
+from lore.request_guard import foreign_origin
 from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.session import SessionContext
 from lore.timeline import When, parse_time

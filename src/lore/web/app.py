@@ -1,7 +1,7 @@
 """The web UI's frame: mounting into `lore serve`, sign-in and sign-out, the guard every page goes
 through (session cookie, CSRF on every POST, loopback Host in local mode), rendering and errors. The
 checks it shares with the JSON API (Host, Origin, body size, the status of each error) are
-lore.http.guard's.
+lore.request_guard's.
 
 The pages themselves live in lore.web.memory (facts, notes) and lore.web.work (spaces, tasks,
 messages); they only parse, call the same core functions as the MCP tools, and render.
@@ -26,9 +26,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from lore import auth, userconfig
+from lore import request_guard as guard
 from lore.config import Config
 from lore.errors import InvalidInput, LoreError, NotFound
-from lore.http import guard
 from lore.runtime import Runtime
 from lore.session import Origin
 from lore.web import sessions
