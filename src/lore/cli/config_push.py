@@ -55,13 +55,6 @@ def _report(user: str, version: int, spaces: list[str], ignored: list[str], path
     return 0
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """No redirect is followed: the bearer token would go along to the new address."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # urllib then raises the 3xx as an HTTPError
-
-
 def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(
         url,
@@ -70,7 +63,9 @@ def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.build_opener(_NoRedirects).open(request, timeout=30) as response:
+        from lore.hooks.remote import opener
+
+        with opener().open(request, timeout=30) as response:
             answer = json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
         with exc:

@@ -25,6 +25,18 @@ class Remote:
     omitted: int
 
 
+def opener() -> Any:
+    """A urllib opener that follows no redirect: urllib would send the Authorization header to the
+    new address. A 3xx is raised as an HTTPError (the hook and `lore config push` say so)."""
+    import urllib.request
+
+    class Refuse(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(Refuse)
+
+
 def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: float) -> Remote:
     import urllib.error
     import urllib.request
@@ -34,15 +46,8 @@ def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: fl
     if token:
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, headers=headers)
-
-    class Refuse(urllib.request.HTTPRedirectHandler):
-        """No redirect is followed: urllib would send the Authorization header to the new address."""
-
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None  # urllib then raises the 3xx as an HTTPError
-
     try:
-        with urllib.request.build_opener(Refuse).open(request, timeout=timeout) as response:
+        with opener().open(request, timeout=timeout) as response:
             data = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         with exc:

@@ -87,23 +87,21 @@ class AppState(Runtime):
         config, env, prefix = await self.scope()
         # stdio serves one client per process; HTTP sessions are told apart by their session id.
         sid = "stdio" if self.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
-        resolved = await self._session(ctx, config, env, prefix + sid if sid else "")
+        # The client's own name (kept on each row it writes) and lore's id for it (`source`).
         params = ctx.session.client_params
-        given = params.client_info.name if params is not None and params.client_info else None
-        if given and resolved.client_name != given[:200]:  # kept on each row it writes (audit)
-            resolved = replace(resolved, client_name=given[:200])
+        info = params.client_info if params is not None else None
+        given = info.name[:200] if info is not None and info.name else None
+        source = await self._client_id(given, info.version if info else None) if given else "unknown"
+        resolved = await self._session(ctx, config, env, prefix + sid if sid else "", source)
+        if given and resolved.client_name != given:
+            resolved = replace(resolved, client_name=given)
         if sid:
             self._track(f"{self.user() or ''}|{sid}", resolved, config)
         return resolved
 
     async def _session(
-        self, ctx: Context[Any, Any], config: Config, env: Mapping[str, str], key: str
+        self, ctx: Context[Any, Any], config: Config, env: Mapping[str, str], key: str, source: str
     ) -> SessionContext:
-        params = ctx.session.client_params
-        info = params.client_info if params is not None else None
-        source = (
-            await self._client_id(info.name, info.version) if info is not None and info.name else "unknown"
-        )
         remotes = (ctx.headers or {}).get(REMOTE_HEADER) if self.transport == "http" else None
         if self.transport == "http":
             header = (ctx.headers or {}).get(WORKSPACE_HEADER)

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from lore import auth, userconfig
+from lore import auth, render, userconfig
 from lore import request_guard as guard
 from lore.config import Config
 from lore.errors import InvalidInput, LoreError, NotFound
@@ -111,7 +111,7 @@ class UI:
         self.templates.filters["when"] = _when
         self.templates.filters["q"] = lambda value: quote(str(value), safe="")
         self.templates.filters["iso"] = _iso
-        self.templates.filters["count"] = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"
+        self.templates.filters["count"] = render.counted
         self.templates.filters["path"] = path_html
 
     # --- responses ------------------------------------------------------------------------------
