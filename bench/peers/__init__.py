@@ -1,5 +1,6 @@
-"""Peers for bench/locomo.py, each loaded with the same memories through its own MCP tools and asked
-the same questions: the reference MCP memory server (npm) and basic-memory (PyPI).
+"""Peers for bench/locomo.py, each loaded with the same memories and asked the same questions: the
+reference MCP memory server (npm) and basic-memory (PyPI) through their own MCP tools, here, and
+engram-search (PyPI) in-process with lore's embedder injected, in engram_search.py.
 
 Both install into a cache dir on first use (`$LORE_BENCH_CACHE`, default ~/.cache/lore-bench), only
 here, never for `make test`. A peer that cannot install or run says why; its rows are then missing.

@@ -132,3 +132,27 @@ def test_runner_bounds_a_hanging_embedder_and_survives_a_broken_one() -> None:
     fake = Runner({"LORE_EMBEDDER": "fake"})
     assert fake.query("q") == fake.batch(["q"])[0]
     assert fake.min_similarity() == 0.45
+
+
+def test_a_batch_gives_each_text_the_vector_it_gets_alone() -> None:
+    """Texts of mixed lengths, out of order: grouped by padded tokens, each answer stays in its place."""
+    embedder = load({"LORE_EMBEDDER": "local"})
+    assert embedder is not None
+    texts = [f"note {i}: " + "the release train leaves on tuesdays " * (i % 9 * 7) for i in range(40)]
+    together = embedder.embed(texts)
+    for i in (0, 5, 17, 26, 39):
+        alone = embedder.embed([texts[i]])[0]
+        assert math.isclose(cos(together[i], alone), 1.0, abs_tol=1e-4), i
+
+
+def test_batches_stay_within_the_token_budget() -> None:
+    from lore.embeddings.local import batches
+
+    assert batches([]) == []
+    assert batches([10] * 40, most=16, tokens=512) == [list(range(16)), list(range(16, 32)), list(range(32, 40))]
+    assert batches([200, 250, 256, 600, 30], most=16, tokens=512) == [[0, 1], [2], [3], [4]]
+    lengths = [5, 40, 7, 300, 2, 64, 64, 128]
+    groups = batches(lengths, most=4, tokens=256)
+    assert [k for g in groups for k in g] == list(range(len(lengths)))
+    assert all(len(g) == 1 or len(g) * max(lengths[k] for k in g) <= 256 for g in groups)
+    assert all(len(g) <= 4 for g in groups)

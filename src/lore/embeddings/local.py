@@ -18,7 +18,12 @@ from lore.embeddings import EmbedderError
 from lore.embeddings.files import MINILM_ONNX_SHA256, PINS, check, model_dir
 
 MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
+# A batch holds at most BATCH texts and BATCH_TOKENS padded tokens. Short texts gain from batching
+# (about 140 -> 330 texts/s here), long ones do not, and onnxruntime's arena keeps what the largest
+# batches needed for the life of the process: up to ~890 MB with 16 long notes a batch, ~260 MB
+# with this bound (bench/embed_memory.py, docs/benchmarks.md "Server memory: the embedder").
 BATCH = 16
+BATCH_TOKENS = 256
 
 
 class MiniLM:
@@ -65,15 +70,16 @@ class MiniLM:
         self._load()
         import numpy as np
 
-        out: list[list[float]] = []
+        encoded = self._tokenizer.encode_batch(list(texts))  # each padded to the longest of all
+        lengths = [sum(e.attention_mask) for e in encoded]
         # Sorting by length keeps padding (wasted work) small inside each batch.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
         vectors: dict[int, list[float]] = {}
-        for start in range(0, len(order), BATCH):
-            chunk = order[start : start + BATCH]
-            encoded = self._tokenizer.encode_batch([texts[i] for i in chunk])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        for group in batches([lengths[i] for i in order], BATCH, BATCH_TOKENS):
+            chunk = [order[k] for k in group]
+            width = max(lengths[i] for i in chunk)
+            ids = np.array([encoded[i].ids[:width] for i in chunk], dtype=np.int64)
+            mask = np.array([encoded[i].attention_mask[:width] for i in chunk], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             hidden = self._session.run(None, feed)[0]
             weights = mask[..., None].astype(np.float32)
@@ -81,8 +87,22 @@ class MiniLM:
             pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
             for i, row in zip(chunk, pooled, strict=True):
                 vectors[i] = row.tolist()
-        out = [vectors[i] for i in range(len(texts))]
-        return out
+        return [vectors[i] for i in range(len(texts))]
+
+
+def batches(lengths: Sequence[int], most: int = BATCH, tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Positions grouped in order: each group, padded to its longest, stays within `tokens` and
+    holds at most `most` (a text longer than `tokens` goes alone)."""
+    out: list[list[int]] = []
+    width = 0
+    for k, length in enumerate(lengths):
+        if out and len(out[-1]) < most and (len(out[-1]) + 1) * max(width, length) <= tokens:
+            out[-1].append(k)
+            width = max(width, length)
+        else:
+            out.append([k])
+            width = length
+    return out
 
 
 def _packaged_onnx() -> Path:
