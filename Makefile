@@ -85,6 +85,7 @@ bench: $(STAMP) $(MODELS)
 	$(BIN)/python bench/locomo.py --peers --write
 	$(BIN)/python bench/search_latency.py --write
 	$(BIN)/python bench/http_load.py --flood --write
+	$(BIN)/python bench/embed_memory.py --write
 	$(BIN)/python bench/soak.py --write
 
 # One-line breaks of the rules that matter, each run against the tests that should notice (about

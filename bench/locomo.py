@@ -340,14 +340,7 @@ def cross_validate(
 
     def replay(setting: Setting) -> dict[str, Scores]:
         if setting not in cache:
-            per_space = {}
-            for space in spaces:
-                scores, names = Scores(), lineages[space.name]
-                for q, c in zip(space.questions, collected[space.name], strict=True):
-                    scores.add([names.get(x, "") for x in locomo_cv.ranking(c, setting)], q.gold)
-                per_space[space.name] = scores.finish(space)
-                scores.top.clear()  # hundreds of settings: keep the numbers only
-            cache[setting] = per_space
+            cache[setting] = replay_scores(spaces, collected, lambda _s, _j, c: locomo_cv.ranking(c, setting))
         return cache[setting]
 
     same_top = {}
@@ -382,6 +375,23 @@ def cross_validate(
     return cv
 
 
+def replay_scores(
+    spaces: list[Space],
+    collected: dict[str, list[Candidates]],
+    rank: Callable[[Space, int, Candidates], list[int]],
+) -> dict[str, Scores]:
+    """Per space: the scores of `rank` (space, question index, its candidates -> lineages, best
+    first) replayed over every question."""
+    out = {}
+    for space in spaces:
+        scores, names = Scores(), locomo_cv.lineage_map(space.note_ids)
+        for j, (q, c) in enumerate(zip(space.questions, collected[space.name], strict=True)):
+            scores.add([names.get(x, "") for x in rank(space, j, c)], q.gold)
+        out[space.name] = scores.finish(space)
+        scores.top.clear()  # hundreds of settings: keep the numbers only
+    return out
+
+
 def cross_validate_changes(
     spaces: list[Space],
     collected: dict[str, list[Candidates]],
@@ -390,21 +400,13 @@ def cross_validate_changes(
 ) -> list[tuple[str, dict[str, Row], list[Any]]]:
     """Each candidate change (bench/locomo_candidates.py): its parameters chosen per split on the
     training conversations, scored on the held-out ones; per view, the fold means."""
-    lineages = {s.name: locomo_cv.lineage_map(s.note_ids) for s in spaces}
 
     def held_out(change: locomo_candidates.Change) -> tuple[dict[str, Row], list[Any]]:
         cache: dict[Any, dict[str, Scores]] = {}
 
         def replay(param: Any) -> dict[str, Scores]:
             if param not in cache:
-                per_space = {}
-                for space in spaces:
-                    scores, names = Scores(), lineages[space.name]
-                    for j, (q, c) in enumerate(zip(space.questions, collected[space.name], strict=True)):
-                        scores.add([names.get(x, "") for x in change.rank(space, j, c, param)], q.gold)
-                    per_space[space.name] = scores.finish(space)
-                    scores.top.clear()
-                cache[param] = per_space
+                cache[param] = replay_scores(spaces, collected, lambda s, j, c: change.rank(s, j, c, param))
             return cache[param]
 
         def objective(train: Sequence[str], param: Any) -> float:
