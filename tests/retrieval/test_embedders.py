@@ -149,7 +149,11 @@ def test_batches_stay_within_the_token_budget() -> None:
     from lore.embeddings.local import batches
 
     assert batches([]) == []
-    assert batches([10] * 40, most=16, tokens=512) == [list(range(16)), list(range(16, 32)), list(range(32, 40))]
+    assert batches([10] * 40, most=16, tokens=512) == [
+        list(range(16)),
+        list(range(16, 32)),
+        list(range(32, 40)),
+    ]
     assert batches([200, 250, 256, 600, 30], most=16, tokens=512) == [[0, 1], [2], [3], [4]]
     lengths = [5, 40, 7, 300, 2, 64, 64, 128]
     groups = batches(lengths, most=4, tokens=256)
