@@ -97,24 +97,27 @@ def main() -> int:
         print(rows[-1], flush=True)
     section = f"""{SECTION}
 
-Most of `lore serve`'s resident memory is the embedding model: about 100 MB without it
-(`LORE_EMBEDDER=none`, HTTP load section), and onnxruntime turns the int8 model (23 MB on disk) into
-about 165 MB when it builds the session (its graph optimisation folds the int8 weights back into
-float ones: with optimisation off the session holds 50 MB, but a query takes 100 ms instead of 9).
-The rest grew with the largest batch embedded, because onnxruntime's memory arena keeps it: 16 long
-notes at once held about 580 MB in this test. Batches are now bounded by padded tokens as well as
-by count. One process per rule, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine()}, lore commit
-{commit()}:
+Most of `lore serve`'s resident memory is the embedding model: the server holds about 100 MB
+without it (`LORE_EMBEDDER=none`, HTTP load section). onnxruntime turns the int8 model (23 MB on
+disk) into float weights when it builds the session (graph optimisation folds them; with it off the
+session holds 50 MB but a query takes 100 ms instead of 5-9): 210 MB resident after loading, of which
+about 60 MB are the optimiser's temporaries, already freed but kept by glibc until lore hands them
+back (`malloc_trim`), leaving about 165 MB. Then memory grew with the largest batch embedded, because
+onnxruntime's arena keeps it: 16 long notes a batch held about 870 MB in this test, so batches are
+bounded by padded tokens as well as by count. One process per rule:
+
+- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC
+- Machine: {machine()}
+- lore commit: {commit()}
 
 | batching | short texts/s | long texts/s | query p50 ms | RSS MB loaded | after long texts | at the end |
 |---|---:|---:|---:|---:|---:|---:|
 {chr(10).join(rows)}
 
-In the 50-session HTTP mix (HTTP load section) the server ended at 320 MB with this bound, against
-411 MB at the previous commit (measured back to back on 2026-12-01 with a 512-token bound: 410 MB
-and 77 calls/s before, 347 MB and 78 calls/s after; throughput on this machine varies more from hour
-to hour than between the two). What bounds it: about 100 MB of server, about 165 MB of model, and
-the arena's share of the largest batch, so the 300 MB goal is missed by about 20 MB. Limiting
+In the 50-session HTTP mix (HTTP load section) the server now ends at about 280 MB, against 411 MB
+before both changes (2026-12-01: 320 MB with the token bound alone, 279 MB with the trim as well;
+back to back with a 512-token bound, 410 MB and 77 calls/s before against 347 MB and 78 calls/s
+after: throughput on this machine varies more from hour to hour than between the two). Limiting
 glibc's malloc arenas (MALLOC_ARENA_MAX=2) saved 13 MB more in one run; lore does not set it.
 
 Rerun: `.venv/bin/python bench/embed_memory.py --write`

@@ -228,7 +228,7 @@ def test_a_pathological_32_kb_body_stays_fast(name: str) -> None:
 
     unit = _PATHOLOGICAL[name]
     body = (unit * (32_000 // len(unit) + 1))[:32_000]
-    started = time.perf_counter()
+    started = time.thread_time()  # this thread's CPU: a busy machine does not make the scan "slow"
     secrets.scan(body)
     # Under 60 ms here (docs/benchmarks.md, Secret scan); a second means a pass went quadratic.
-    assert time.perf_counter() - started < 1.0
+    assert time.thread_time() - started < 1.0

@@ -8,6 +8,7 @@ and numpy are imported on the first call, never at import time.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from lore.embeddings.files import MINILM_ONNX_SHA256, PINS, check, model_dir
 MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
 # A batch holds at most BATCH texts and BATCH_TOKENS padded tokens. Short texts gain from batching
 # (about 140 -> 330 texts/s here), long ones do not, and onnxruntime's arena keeps what the largest
-# batches needed for the life of the process: up to ~890 MB with 16 long notes a batch, ~260 MB
+# batches needed for the life of the process: up to ~870 MB with 16 long notes a batch, ~220 MB
 # with this bound (bench/embed_memory.py, docs/benchmarks.md "Server memory: the embedder").
 BATCH = 16
 BATCH_TOKENS = 256
@@ -63,6 +64,7 @@ class MiniLM:
             options.log_severity_level = 3
             self._session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
             self._tokenizer = tokenizer
+            _give_back_freed_memory()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -103,6 +105,17 @@ def batches(lengths: Sequence[int], most: int = BATCH, tokens: int = BATCH_TOKEN
             out.append([k])
             width = length
     return out
+
+
+def _give_back_freed_memory() -> None:
+    """Return the heap's free pages to the OS (glibc's malloc_trim). Building the session folds the
+    int8 weights into float ones and frees ~60 MB of temporaries, which glibc would otherwise keep
+    for the life of the process (210 -> 147 MB here). A no-op where there is no malloc_trim."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
 
 
 def _packaged_onnx() -> Path:
