@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from procs import rss_mb
 from report import commit, machine, replace_section
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -35,11 +36,6 @@ RULES = {  # name -> (most texts, padded tokens) per batch
     "16 texts whatever their length (before)": (16, 10**9),
     "one text per call": (1, 10**9),
 }
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
 
 
 def case(most: int, tokens: int) -> dict[str, float]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -27,7 +26,11 @@ import anyio
 import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from procs import cpu_seconds, rss_mb
 from report import commit, machine, replace_section
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support.lorehttp import stop_process
 
 from lore.db import embedded, migrate
 
@@ -74,11 +77,6 @@ async def lifespan(app):
 app = Starlette(routes=[Route("/recall", recall, methods=["POST"])], lifespan=lifespan)
 uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 """
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def wait_up(url: str, proc: subprocess.Popen[bytes]) -> None:
@@ -183,25 +181,11 @@ def measure(
         took = anyio.run(load, url, sessions, seconds)
         elapsed = time.monotonic() - started
         cpu = cpu_seconds(proc.pid) - before
-        rss = (
-            int(
-                next(
-                    x
-                    for x in Path(f"/proc/{proc.pid}/status").read_text().splitlines()
-                    if x.startswith("VmRSS")
-                ).split()[1]
-            )
-            / 1024
-        )
+        rss = rss_mb(proc.pid)
     finally:
         if spy is not None:
             spy.wait(timeout=seconds + 60)
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout=30)
     return {
         "calls": len(took),
         "rate": len(took) / elapsed,

@@ -39,7 +39,12 @@ import psycopg
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, TextContent
+from procs import cpu_seconds, rss_mb
 from report import commit, machine, replace_section
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support.jsonrpc import MCP_HEADERS, initialize
+from support.lorehttp import stop_process
 
 from lore import auth, userconfig
 from lore.db import embedded, migrate
@@ -257,17 +262,7 @@ async def drive(
     return {"out": out, "errors": errors, "peak": peak, "elapsed": elapsed, "flood": tally}
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "flood", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = initialize("flood")
 
 
 async def flood(url: str, secret: str, workspace: Path, deadline: float, tally: dict[str, int]) -> None:
@@ -337,25 +332,6 @@ def stats(ms: list[float]) -> dict[str, float]:
         "p95": pct(0.95),
         "p99": pct(0.99),
     }
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (from /proc), in seconds."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            kb = next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS"))
-        return kb / 1024
-    except (OSError, StopIteration):
-        return float("nan")
 
 
 def report(args: argparse.Namespace, run: dict[str, Any], embedder: str, rss: float) -> str:
@@ -448,16 +424,6 @@ Errors of the other users: {calm} quiet, {loud} while flooded. Most connections 
 SCALE_SECTION = "## HTTP scale-out"
 
 
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     with open(log, "wb") as out:
@@ -503,7 +469,7 @@ def scale_out(
             rows.append((n, calls / run["elapsed"], len(run["errors"]), p95, used / max(1, calls) * 1000))
     finally:
         for proc, _ in servers:
-            stop_server(proc)
+            stop_process(proc, timeout=120)
     base = rows[0][1]
     table = "\n".join(
         f"| {n} | {rate:.0f} | {rate / base:.2f}x | {p95:.0f} | {cpu:.1f} | {errors} |"
@@ -605,7 +571,7 @@ def main() -> int:
         return 130
     finally:
         if server is not None:
-            stop_server(server)
+            stop_process(server, timeout=120)
         embedded.stop(env)
         shutil.rmtree(tmp, ignore_errors=True)
 

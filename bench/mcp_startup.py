@@ -21,7 +21,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from procs import rss_mb
 from report import commit, machine, replace_section
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support.jsonrpc import INITIALIZED, initialize
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "## lore mcp start-up"
@@ -39,23 +43,6 @@ async def noop() -> str:
 
 server.run()
 """
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"},
-    },
-}
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -82,9 +69,9 @@ def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
                 return dict(message)
 
     try:
-        send(INITIALIZE)
+        send(initialize("bench"))
         answer()
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(INITIALIZED)
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         listed = answer()
         took = time.perf_counter() - started

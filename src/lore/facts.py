@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
-from psycopg.rows import class_row, dict_row
+from psycopg.rows import dict_row
 
 from lore import ids, secrets
 from lore.errors import InvalidInput
@@ -86,26 +86,6 @@ def forget(
     return VERSIONS.forget(conn, origin, readable, lineage, reason)
 
 
-def query(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    when: When = NOW,
-    *,
-    subject: str | None = None,
-    prefer_subject: str | None = None,
-    limit: int = 1000,
-) -> list[Fact]:
-    """Facts visible from `when` (see timeline.py): those about `prefer_subject` first, then those
-    with no subject, then the rest; newest belief first within each (the renderer's order). The
-    filter and the order are the SQL function lore_facts_ordered (migration 0006), shared with the
-    session-start hook."""
-    sql = f"""SELECT {_COLUMNS} FROM lore_facts_ordered(
-                  %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)"""
-    with conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(sql, _params(spaces, when, subject, prefer_subject, limit))
-        return cur.fetchall()
-
-
 def _params(
     spaces: Sequence[str], when: When, subject: str | None, prefer: str | None, limit: int
 ) -> dict[str, object]:
@@ -134,24 +114,16 @@ def page(
     prefer_subject: str | None = None,
     limit: int = 1000,
 ) -> tuple[list[Fact], int]:
-    """`query` and `count` in one round trip: the first `limit` facts in render order, and how many
-    there are in all."""
+    """Facts visible from `when` (see timeline.py), the first `limit` in render order, and how many
+    there are in all, in one round trip. The order: those about `prefer_subject` first, then those
+    with no subject, then the rest; newest belief first within each. Filter and order are the SQL
+    functions lore_facts_visible and lore_facts_ordered (migration 0006), shared with the
+    session-start hook."""
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(_PAGE, _params(spaces, when, subject, prefer_subject, limit)).fetchall()
     total = int(rows[0]["total"]) if rows else 0
     found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
     return found, total
-
-
-def count(
-    conn: psycopg.Connection, spaces: Sequence[str], when: When = NOW, *, subject: str | None = None
-) -> int:
-    """How many facts `query` would return without a limit."""
-    row = conn.execute(
-        "SELECT count(*) FROM lore_facts_visible(%s, %s, %s, %s)",
-        (list(spaces), when.as_of, when.valid_at, subject),
-    ).fetchone()
-    return int(row[0]) if row else 0
 
 
 def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Fact]:

@@ -15,23 +15,14 @@ import anyio
 import httpx2
 import psycopg
 import pytest
+from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import Server, mcp_session, start_server
 from support.mcpclient import ok
 
 from lore.db import migrate
 
 DB = "lore_limits"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = initialize("raw")
 
 
 @dataclass(frozen=True)

@@ -10,20 +10,14 @@ from pathlib import Path
 import httpx2
 import psycopg
 import pytest
+from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import Server, bearer, mcp_session, push, run_lore, token, two_space_config
 from support.mcpclient import ok
 
 from lore import auth
 
 pytestmark = pytest.mark.anyio
-CLIENT = {"name": "raw", "version": "1"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT},
-}
-MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+INITIALIZE = initialize("raw")
 
 
 def bad_credentials(conn: psycopg.Connection) -> dict[str, dict[str, str]]:

@@ -17,6 +17,7 @@ import anyio
 import httpx2
 import psycopg
 import pytest
+from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import Server, bearer, mcp_session, push, start_server, token, two_space_config
 from support.mcpclient import call, ok, text
 
@@ -27,17 +28,7 @@ LIMITS = {
     "LORE_USER_BURST": "40",
     "LORE_USER_MAX_WAITS": "4",
 }
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INITIALIZE = initialize("raw")
 
 
 @pytest.fixture

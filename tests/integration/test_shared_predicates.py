@@ -1,4 +1,4 @@
-"""The hook (psql, no driver) and `facts.query` (psycopg) read facts through the same SQL
+"""The hook (psql, no driver) and `facts.page` (psycopg) read facts through the same SQL
 functions; over random histories they must return the same rows, in the same order, and the
 same totals and inbox counts as independent SQL written here."""
 
@@ -81,12 +81,12 @@ def test_hook_read_and_facts_query_agree_on_random_histories(
         workspace = rng.choice(["acme-api", "Acme-Api", "infra", "nothing"])
         expected = _expected(conn, spaces, workspace)
         snapshot = store.read(db_url, spaces, workspace, timeout=10)
-        through_psycopg = facts.query(
+        through_psycopg, total = facts.page(
             conn, spaces, prefer_subject=workspace, limit=render.SESSION_START_MAX_FACTS
         )
         assert [f.lineage for f in snapshot.facts] == expected
         assert [f.lineage for f in through_psycopg] == expected
-        assert snapshot.total == len(expected) == facts.count(conn, spaces)
+        assert snapshot.total == len(expected) == total
 
 
 def test_inbox_counts_agree_with_the_rows(conn: psycopg.Connection, db_url: str) -> None:

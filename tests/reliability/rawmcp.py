@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from support.jsonrpc import INITIALIZED, initialize_params
+
 LORE = str(Path(sys.executable).parent / "lore")
-PROTOCOL = "2025-06-18"
 
 
 class RawSession:
@@ -91,16 +92,9 @@ class RawSession:
         return self.response(self.request(method, params), timeout)
 
     def initialize(self) -> dict[str, Any]:
-        answer = self.call(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL,
-                "capabilities": {},
-                "clientInfo": {"name": self.name, "version": "1"},
-            },
-        )
+        answer = self.call("initialize", initialize_params(self.name))
         assert answer is not None and "result" in answer, answer
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.send(INITIALIZED)
         return answer
 
     def tool(self, name: str, arguments: dict[str, Any], timeout: float = 30) -> dict[str, Any] | None:

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from support.jsonrpc import INITIALIZED, initialize
+
 # Loaded only when a tool needs them (an embedding, a page, `lore serve`, `lore install`). (The
 # background embedder imports lore.embeddings.local at start, which loads onnxruntime only when a
 # note needs a vector; the SDK itself imports rich for its log handler.)
@@ -37,20 +39,7 @@ atexit.register(lambda: sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.m
 from lore.cli.main import main
 sys.exit(main(["mcp", "--workspace", sys.argv[1]]))
 """
-REQUESTS = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-]
+REQUESTS = [initialize("t"), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
 
 
 def test_lore_mcp_imports_only_what_serving_needs(lore_env: dict[str, str], tmp_path: Path) -> None:

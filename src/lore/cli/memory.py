@@ -57,8 +57,7 @@ def facts(action: str, item: str | None, workspace: str | None) -> int:
             if not versions:
                 print(f"No fact {item} in this workspace's spaces.")
             return 0
-        rows = fact_store.query(conn, session.readable, prefer_subject=session.workspace_name)
-        total = fact_store.count(conn, session.readable)
+        rows, total = fact_store.page(conn, session.readable, prefer_subject=session.workspace_name)
         out = render.recall(
             rows,
             space=session.space,

@@ -2,7 +2,7 @@
 
 Importing any PostgreSQL driver costs 180-260 ms (docs/design.md, Budgets), more than the hook's whole budget;
 `psql` over the unix socket answers in about 8 ms. The query returns one JSON document. Its
-filter and order are the SQL functions `facts.query` calls too (lore_facts_visible,
+filter and order are the SQL functions `facts.page` calls too (lore_facts_visible,
 lore_facts_ordered and lore_inbox_counts, migration 0006), so the two agree by construction. The
 same call reads the last handoff here (lore_handoff_last, migration 0007) and the tasks in doing.
 """
