@@ -34,7 +34,7 @@ def test_hosted_install_brings_memory_and_tools_over_http(
     push(conn, "alice", two_space_config(base))
     push(conn, "bob", two_space_config(base))
     alice, bob = token(conn, "alice"), token(conn, "bob")
-    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in")
+    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", process=True)
     try:
         # each user writes a fact about the same directory, through the JSON API
         for secret, statement in [(alice, "ALICE deploys on tuesdays"), (bob, "BOB-ONLY")]:

@@ -79,7 +79,7 @@ class Browser:
 
 @pytest.fixture
 def oauth_server(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
-    server = start_server(lore_env, tmp_path / "oauth.log", "--oauth", "--log-level", "debug")
+    server = start_server(lore_env, tmp_path / "oauth.log", "--oauth", "--log-level", "debug", process=True)
     try:
         yield server
     finally:

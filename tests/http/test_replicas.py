@@ -22,9 +22,9 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def replicas(lore_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    first = start_server(lore_env, tmp_path / "replica1.log", "--sign-in")
+    first = start_server(lore_env, tmp_path / "replica1.log", "--sign-in", process=True)
     try:
-        second = start_server(lore_env, tmp_path / "replica2.log", "--sign-in")
+        second = start_server(lore_env, tmp_path / "replica2.log", "--sign-in", process=True)
         try:
             yield first, second
         finally:

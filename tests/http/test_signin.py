@@ -121,24 +121,28 @@ def test_a_session_id_is_useless_with_another_users_token(
 
 
 async def test_tokens_never_reach_the_logs(
-    signed_in: Server, conn: psycopg.Connection, project: Path, lore_env: dict[str, str], tmp_path: Path
+    signed_in_process: Server,
+    conn: psycopg.Connection,
+    project: Path,
+    lore_env: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     """The server runs at debug level; every secret used, good or bad, is then searched for."""
     good = token(conn, "alice")
     bad = bad_credentials(conn)
     push(conn, "alice", two_space_config(project))
-    async with mcp_session(signed_in.url, bearer(good, project / "work")) as s:
+    async with mcp_session(signed_in_process.url, bearer(good, project / "work")) as s:
         await ok(s, "remember_fact", statement="logged fact")
         await ok(s, "recall_facts")
     for headers in bad.values():
-        httpx2.post(f"{signed_in.url}/mcp", headers={**MCP_HEADERS, **headers}, json=INITIALIZE)
-        httpx2.get(f"{signed_in.url}/api/facts?workspace={project}", headers=headers)
-    httpx2.get(f"{signed_in.url}/api/facts?workspace={project / 'work'}", headers=bearer(good))
-    hook_env = {**lore_env, "LORE_URL": signed_in.url}
+        httpx2.post(f"{signed_in_process.url}/mcp", headers={**MCP_HEADERS, **headers}, json=INITIALIZE)
+        httpx2.get(f"{signed_in_process.url}/api/facts?workspace={project}", headers=headers)
+    httpx2.get(f"{signed_in_process.url}/api/facts?workspace={project / 'work'}", headers=bearer(good))
+    hook_env = {**lore_env, "LORE_URL": signed_in_process.url}
     for secret in (good, bad["unknown"]["Authorization"][7:]):
         payload = json.dumps({"cwd": str(project / "work"), "source": "startup"})
         run_lore({**hook_env, "LORE_TOKEN": secret}, "hook", "session-start", stdin=payload)
-    logs = signed_in.logs()
+    logs = signed_in_process.logs()
     assert "logged fact" in logs  # debug logging really was on: message bodies are there
     hook_log = (Path(lore_env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text()
     secrets = [good] + [h["Authorization"].partition(" ")[2] for h in bad.values() if "Authorization" in h]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,11 +60,15 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = STOP_TIMEOUT) -> 
 
 @dataclass
 class Server:
+    """A `lore serve`: a child process (`proc`), or the same app served by uvicorn on a thread of
+    this process (`proc` None; see `start_server`)."""
+
     port: int
-    proc: subprocess.Popen[bytes]
+    proc: subprocess.Popen[bytes] | None
     log: Path
     env: dict[str, str]
     args: list[str] = field(default_factory=list)
+    _stop: Callable[[], None] | None = None
 
     @property
     def url(self) -> str:
@@ -72,7 +78,11 @@ class Server:
         return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
-        stop_process(self.proc)
+        if self.proc is not None:
+            stop_process(self.proc)
+        elif self._stop is not None:
+            self._stop()
+            self._stop = None
 
 
 def _spawn(env: dict[str, str], log: Path, port: int, args: tuple[str, ...]) -> subprocess.Popen[bytes]:
@@ -99,12 +109,25 @@ def _reported_port(proc: subprocess.Popen[bytes], log: Path, offset: int, deadli
 
 
 def start_server(
-    env: dict[str, str], log: Path, *args: str, ready: str = "/readyz", timeout: float = 30
+    env: dict[str, str],
+    log: Path,
+    *args: str,
+    ready: str = "/readyz",
+    timeout: float = 30,
+    process: bool = False,
 ) -> Server:
     """`lore serve ARGS` on a port of its own, once `ready` answers 200 (bounded by `timeout`).
 
-    `--port 0` when the server reports the port it bound (no race with other processes for a port);
-    otherwise a port picked by bind-and-close, tried again if someone else took it first."""
+    By default the app `lore serve` builds (`lore.cli.serving.app_for`) over a runtime of `env`,
+    served by uvicorn on a thread of this process, on a socket bound to port 0: the same HTTP, the
+    same database, without a second of interpreter start per test. Its log lines go to `log` as
+    they would from the process. `process=True` runs the real `lore serve` (what a test of the
+    process itself needs: its stderr, its signals, its own LISTEN connection, two replicas).
+
+    A process gets `--port 0` when it reports the port it bound (no race with other processes for
+    a port); otherwise a port picked by bind-and-close, tried again if someone else took it first."""
+    if not process:
+        return _start_in_process(env, log, args, ready, time.monotonic() + timeout)
     global _port_zero
     deadline = time.monotonic() + timeout
     attempts = 0
@@ -135,10 +158,108 @@ def start_server(
             raise
 
 
+def _options(args: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    """`lore serve`'s flags as lore.http.app.Options fields, and the log level."""
+    known = {"--sign-in": "sign_in", "--oauth": "oauth", "--stateless": "stateless"}
+    fields: dict[str, Any] = {"host": "127.0.0.1"}
+    level, rest = "warning", list(args)
+    while rest:
+        flag = rest.pop(0)
+        if flag in known:
+            fields[known[flag]] = True
+        elif flag in ("--host", "--public-url", "--log-level") and rest:
+            value = rest.pop(0)
+            if flag == "--log-level":
+                level = value
+            else:
+                fields[flag[2:].replace("-", "_")] = value
+        else:
+            raise AssertionError(f"start_server does not know {flag!r} in-process: use process=True")
+    fields["sign_in"] = fields.get("sign_in", False) or fields.get("oauth", False)
+    return fields, level
+
+
+class _LogTo(logging.Handler):
+    """What `lore serve` logs to stderr (lore's own INFO lines, everything else at `level`), into
+    the test's log file, in the process's format."""
+
+    def __init__(self, path: Path, level: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.threshold = logging.getLevelName(level.upper())
+        self.stream = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self.setFormatter(logging.Formatter("lore: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        lore = record.name == "lore" or record.name.startswith("lore.")
+        if record.levelno >= (logging.INFO if lore else self.threshold):
+            self.stream.write(self.format(record) + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def _start_in_process(
+    env: dict[str, str], log: Path, args: tuple[str, ...], ready: str, deadline: float
+) -> Server:
+    import uvicorn
+
+    from lore.cli.serving import app_for, listen
+    from lore.http.app import Options
+    from lore.mcp.server import AppState
+
+    fields, level = _options(args)
+    sock = listen(fields["host"], 0)
+    port = int(sock.getsockname()[1])
+    handler = _LogTo(log, level)
+    root, lore_log = logging.getLogger(), logging.getLogger("lore")
+    levels = root.level, lore_log.level
+    root.addHandler(handler)
+    root.setLevel(min(root.level or logging.WARNING, handler.threshold))
+    lore_log.setLevel(logging.INFO)
+    state = AppState(env=dict(env), transport="http")
+    uv: uvicorn.Server | None = None
+    thread: threading.Thread | None = None
+
+    def stop() -> None:
+        if uv is not None and thread is not None:
+            uv.should_exit = True
+            thread.join(STOP_TIMEOUT)
+            assert not thread.is_alive(), "the in-process lore serve did not stop"
+        sock.close()
+        state.close()
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(levels[0])
+        lore_log.setLevel(levels[1])
+
+    try:
+        app = app_for(state, Options(port=port, **fields))
+        config = uvicorn.Config(app, host=fields["host"], port=port, log_level=level, log_config=None)
+        uv = uvicorn.Server(config)
+        thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, name="lore-serve", daemon=True)
+        thread.start()
+        server = Server(port, None, log, env, list(args), stop)
+        while time.monotonic() < deadline:
+            if not thread.is_alive():
+                raise AssertionError(f"the in-process lore serve stopped:\n{server.logs()}")
+            try:
+                if httpx2.get(f"{server.url}{ready}", timeout=2).status_code == 200:
+                    return server
+            except httpx2.HTTPError:
+                pass
+            time.sleep(0.02)
+        raise AssertionError(f"lore serve did not become ready at {ready}:\n{server.logs()}")
+    except BaseException:
+        stop()
+        raise
+
+
 def _wait_ready(server: Server, path: str, deadline: float) -> bool:
     """True once `path` answers 200; False when the process exited; AssertionError at the deadline."""
     while time.monotonic() < deadline:
-        if server.proc.poll() is not None:
+        if server.proc is not None and server.proc.poll() is not None:
             return False
         try:
             if httpx2.get(f"{server.url}{path}", timeout=2).status_code == 200:
@@ -151,8 +272,18 @@ def _wait_ready(server: Server, path: str, deadline: float) -> bool:
 
 @pytest.fixture
 def signed_in(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
-    """`lore serve --sign-in --log-level debug`: everything it logs lands in one file."""
+    """`lore serve --sign-in --log-level debug` (in this process): everything it logs lands in one file."""
     server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", "--log-level", "debug")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def signed_in_process(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
+    """The same as a real `lore serve` process: its stdout and stderr, every line, in one file."""
+    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", "--log-level", "debug", process=True)
     try:
         yield server
     finally:

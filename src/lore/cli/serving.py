@@ -12,8 +12,15 @@ import os
 import socket
 import sys
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from lore.errors import InvalidInput, Refused
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from lore.http.app import Options
+    from lore.mcp.server import AppState
 
 DEFAULT_PORT = 8765
 
@@ -140,33 +147,13 @@ def _serve(
     _logging(log_level)
     import uvicorn
 
-    from lore.http.app import Options, build
+    from lore.http.app import Options
     from lore.mcp.server import AppState
 
     port = int(sock.getsockname()[1])  # the real one, also when asked for port 0
     state = AppState(env=dict(os.environ), transport="http")
     try:
-        options = Options(host, port, sign_in, oauth, public_url, stateless)
-        try:
-            app = build(state, options)
-        except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-            raise Refused(
-                f"Cannot serve OAuth at {options.base_url}: {first}",
-                "Give --public-url as the https:// address clients use (plain http only on 127.0.0.1).",
-            ) from None
-        if announce is not None:
-            announce(options.base_url)
-        mode = "sign-in" if sign_in else "local, no sign-in"
-        # The ready line: the socket listens already, so a client that reads it can connect.
-        logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
-        link = getattr(app.state, "sign_in_link", None)
-        if link:  # local mode: only whoever sees this terminal can open the UI (or has a token)
-            logging.getLogger("lore").info("web UI: open %s to sign in (works once)", link)
-        else:
-            logging.getLogger("lore").info(
-                "web UI: %s/ (sign in with a token from `lore token create USER`)", options.base_url
-            )
+        app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless), announce)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
         try:
             server.run(sockets=[sock])
@@ -175,6 +162,34 @@ def _serve(
         return 0 if server.started else 1
     finally:
         state.close()
+
+
+def app_for(state: AppState, options: Options, announce: Callable[[str], None] | None = None) -> Starlette:
+    """`lore serve`'s app over `state`, once its socket listens: built, then the ready lines logged
+    (the serving line and how to reach the web UI). Also what the tests serve in their own process."""
+    from lore.http.app import build
+
+    try:
+        app = build(state, options)
+    except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
+        first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise Refused(
+            f"Cannot serve OAuth at {options.base_url}: {first}",
+            "Give --public-url as the https:// address clients use (plain http only on 127.0.0.1).",
+        ) from None
+    if announce is not None:
+        announce(options.base_url)
+    mode = "sign-in" if options.sign_in else "local, no sign-in"
+    # The ready line: the socket listens already, so a client that reads it can connect.
+    logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
+    link = getattr(app.state, "sign_in_link", None)
+    if link:  # local mode: only whoever sees this terminal can open the UI (or has a token)
+        logging.getLogger("lore").info("web UI: open %s to sign in (works once)", link)
+    else:
+        logging.getLogger("lore").info(
+            "web UI: %s/ (sign in with a token from `lore token create USER`)", options.base_url
+        )
+    return app
 
 
 def quickstart(port: int | None = None) -> int:

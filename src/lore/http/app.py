@@ -5,7 +5,7 @@ answers), `/readyz` (and the database does: what a load balancer should check) a
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
@@ -85,12 +85,12 @@ def build(state: AppState, options: Options) -> Starlette:
         host=options.host,
         stateless_http=options.stateless,
         json_response=options.stateless,  # no server push without a session: plain JSON answers
-        max_sessions=int(os.environ.get("LORE_MAX_SESSIONS", "10000")),
+        max_sessions=int(state.env.get("LORE_MAX_SESSIONS", "10000")),
     )
     if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
         app.add_middleware(RegistrationGuard)
     if options.sign_in:  # one user cannot take the server's sessions or requests from the others
-        _limit_users(app, server)
+        _limit_users(app, server, state.env)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.web.app import mount
 
@@ -98,10 +98,9 @@ def build(state: AppState, options: Options) -> Starlette:
     return app
 
 
-def _limit_users(app: Starlette, server: LoreServer) -> None:
+def _limit_users(app: Starlette, server: LoreServer, env: Mapping[str, str]) -> None:
     """Per-user limits in front of `/mcp` (lore.http.limits.UserLimits), inside the SDK's bearer
     authentication so that the user is known."""
-    env = os.environ
     for route in app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             route.app = UserLimits(
