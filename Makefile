@@ -62,13 +62,12 @@ OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/tes
 	tests/work/test_listen.py tests/work/test_messages.py tests/reliability/test_transfer.py \
 	tests/integration/test_instructions.py tests/integration/test_handoffs.py
 
-# Four workers on this 2-core machine: many tests wait (on agent CLIs, servers, timeouts), and the
-# suite took 241 s with 2 workers, 214 s with 4, 243 s with 6. Each worker starts its own PostgreSQL.
+# Four workers on this 2-core machine (each starts its own PostgreSQL): many tests wait (on agent
+# CLIs, servers, timeouts). scripts/test.sh runs ruff, mypy and the PostgreSQL 16 run beside them.
 WORKERS ?= 4
 
-test: lint typecheck $(MODELS) $(CHROMIUM) $(SHELLS)
-	$(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
-	LORE_TEST_POSTGRES=16 $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal -p no:cacheprovider $(OLDER_PG_TESTS)
+test: $(STAMP) $(MODELS) $(CHROMIUM) $(SHELLS)
+	scripts/test.sh $(BIN) $(WORKERS) $(OLDER_PG_TESTS)
 
 unit: $(STAMP) $(MODELS)
 	$(BIN)/python -m pytest tests/unit

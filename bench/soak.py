@@ -14,7 +14,7 @@ Runs on a private embedded PostgreSQL (a temporary LORE_DATA_DIR under /tmp, sto
 end), with LORE_EMBEDDER=fake (embedding is not what this measures; the background worker still runs).
 
 Rerun:  .venv/bin/python bench/soak.py                 32 sessions, 120 s (make bench)
-        .venv/bin/python bench/soak.py --short         8 sessions, 15 s (CI: tests/reliability/test_soak.py)
+        .venv/bin/python bench/soak.py --short         8 sessions, 6 s (CI: tests/reliability/test_soak.py)
         --sessions N --seconds S --seed K; --write replaces the "Soak" section of docs/reliability.md.
 """
 
@@ -435,7 +435,7 @@ def write_doc(text: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--short", action="store_true", help="8 sessions, 15 s (CI)")
+    parser.add_argument("--short", action="store_true", help="8 sessions, 6 s (CI)")
     parser.add_argument("--sessions", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", "1")))
@@ -445,7 +445,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
     args.sessions = args.sessions or (8 if args.short else 32)
-    args.seconds = args.seconds or (15.0 if args.short else 120.0)
+    args.seconds = args.seconds or (6.0 if args.short else 120.0)
     root = Path(tempfile.mkdtemp(prefix="lore-soak-", dir="/tmp"))
     started = time.monotonic()
     try:

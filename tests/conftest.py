@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import psycopg
@@ -16,7 +16,10 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from support import older_postgres
 from support.db import empty_schema
 
+from lore import embeddings
+from lore.config import EmbedderSettings
 from lore.db import embedded, migrate
+from lore.embeddings import files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,6 +67,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 break
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_local_model_per_process() -> Iterator[None]:
+    """In-process runtimes (the SDK's in-memory MCP client, the served HTTP app) share one loaded
+    local model per test process, as the runtimes of one lore process would share theirs if it had
+    several: building the ONNX session costs 0.6 s of CPU, more than most tests. One per place the
+    model files come from and thread count, so a test of another model folder gets its own."""
+    shared: dict[tuple[tuple[str, ...], str], embeddings.Embedder | None] = {}
+    original = embeddings.REGISTRY["local"]
+
+    def local(settings: EmbedderSettings, env: Mapping[str, str]) -> embeddings.Embedder | None:
+        key = (tuple(map(str, files.candidates(env))), env.get("LORE_EMBED_THREADS", "1"))
+        if key not in shared:
+            shared[key] = original(settings, env)
+        return shared[key]
+
+    embeddings.REGISTRY["local"] = local
+    try:
+        yield
+    finally:
+        embeddings.REGISTRY["local"] = original
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
@@ -109,4 +134,8 @@ def lore_env(pg_data_dir: Path, tmp_path: Path, conn: psycopg.Connection) -> dic
         "HOME": str(home),
         "LORE_DATA_DIR": str(pg_data_dir),
         "LORE_CONFIG": str(tmp_path / "config.toml"),
+        # Hooks under test get 3 s, not 0.9: on these 2 cores, with four workers and agent CLIs
+        # starting, a hook process can wait a second for a core and would then fail open. The tests
+        # of the deadline itself set 0.9 (tests/integration/test_hook.py, tests/http/test_hosted_hook.py).
+        "LORE_HOOK_DEADLINE": "3",
     }

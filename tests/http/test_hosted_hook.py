@@ -56,7 +56,7 @@ def test_hosted_hook_fails_silently_and_says_why_in_the_log(
     signed_in: Server, conn: psycopg.Connection, lore_env: dict[str, str], project: Path
 ) -> None:
     wrong = auth.new_secret()
-    env = {**lore_env, "LORE_URL": signed_in.url, "LORE_TOKEN": wrong}
+    env = {**lore_env, "LORE_URL": signed_in.url, "LORE_TOKEN": wrong, "LORE_HOOK_DEADLINE": "0.9"}
     out, _ = hook(env, project / "work")
     assert out == ""
     entry = last_log(env)

@@ -239,7 +239,7 @@ def test_a_first_start_killed_at_any_point_never_leaves_an_open_cluster(fresh_ro
 def test_sixteen_sessions_racing_the_first_start_lose_no_write(fresh_root: Path) -> None:
     """16 MCP sessions opened at once on an empty data dir, 40 writes each: all acknowledged."""
     sessions, writes = 16, 40
-    env = _env(fresh_root)
+    env = {**_env(fresh_root), "LORE_EMBEDDER": "fake"}  # the race is the first start, not embedding
     project = fresh_root / "proj"
     project.mkdir()
     Path(env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "race"\npaths = ["{project}"]\n')

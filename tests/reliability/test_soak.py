@@ -1,4 +1,4 @@
-"""The soak's short version in CI: 8 concurrent `lore mcp` sessions mixing every tool for 15 s, then the
+"""The soak's short version in CI: 8 concurrent `lore mcp` sessions mixing every tool for 6 s, then the
 client-side ledger of acknowledged writes is checked against the database (bench/soak.py)."""
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ WRITERS = 8
 async def test_eight_processes_revise_the_same_fact(
     tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection
 ) -> None:
+    lore_env = {**lore_env, "LORE_EMBEDDER": "fake"}  # the race is the revise, not embedding
     project = tmp_path / "proj"
     project.mkdir()
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "p"\npaths = ["{project}"]\n')

@@ -32,4 +32,10 @@ def test_make_run_installs_the_runtime_only() -> None:
 def test_make_test_installs_the_dev_extras_and_runs_the_readme_command() -> None:
     steps = _steps("test")
     assert any(s.endswith("pip install --quiet -e '.[dev]'") for s in steps), steps
-    assert any("-m pytest" in s for s in steps)
+    runner = [s for s in steps if s.startswith("scripts/test.sh ")]
+    assert runner, steps
+    # scripts/test.sh: the suite, and beside it lint + types and the older-PostgreSQL run, all counted
+    script = (ROOT / "scripts" / "test.sh").read_text()
+    assert '"$bin/python" -m pytest -n "$workers"' in script
+    assert "make --no-print-directory lint typecheck" in script
+    assert "LORE_TEST_POSTGRES=16" in script and 'exit "$status"' in script

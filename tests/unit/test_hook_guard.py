@@ -44,3 +44,12 @@ def test_a_body_past_the_deadline_is_cut_and_logged(monkeypatch: pytest.MonkeyPa
     started = time.monotonic() - guard.SOFT_DEADLINE + 0.1
     assert guard.run("gemini", "session-start", {}, started, body) == ""
     assert len(logged) == 1 and "soft deadline" in logged[0]
+
+
+def test_the_deadline_moves_only_within_its_bounds() -> None:
+    assert guard.deadline({}) == guard.DEFAULT_DEADLINE == 0.9
+    assert guard.deadline({"LORE_HOOK_DEADLINE": "2.5"}) == 2.5
+    assert guard.deadline({"LORE_HOOK_DEADLINE": "60"}) == guard.DEADLINE_RANGE[1] < 5  # Claude Code's kill
+    assert guard.deadline({"LORE_HOOK_DEADLINE": "0"}) == guard.DEADLINE_RANGE[0]
+    for raw, expected in {"soon": 0.9, "nan": 0.9, " ": 0.9, "-inf": guard.DEADLINE_RANGE[0]}.items():
+        assert guard.deadline({"LORE_HOOK_DEADLINE": raw}) == expected, raw

@@ -3,6 +3,7 @@ failure prints nothing and appends one line with the reason to the hook log (`lo
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -12,7 +13,25 @@ from lore import hooklog as log
 from lore.errors import HookFailure, LoreError
 
 # Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
-SOFT_DEADLINE = 0.9
+DEFAULT_DEADLINE = 0.9
+# LORE_HOOK_DEADLINE moves it, within these bounds, for a slow machine or a distant database.
+DEADLINE_RANGE = (0.2, 3.0)
+
+
+def deadline(env: Mapping[str, str]) -> float:
+    """The soft deadline in seconds: LORE_HOOK_DEADLINE if it is a number (held inside
+    DEADLINE_RANGE), else 0.9. A hook never fails on its own settings: anything else is 0.9."""
+    raw = env.get("LORE_HOOK_DEADLINE", "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_DEADLINE
+    except ValueError:
+        return DEFAULT_DEADLINE
+    if value != value:  # NaN
+        return DEFAULT_DEADLINE
+    return min(max(value, DEADLINE_RANGE[0]), DEADLINE_RANGE[1])
+
+
+SOFT_DEADLINE = deadline(os.environ)
 
 
 def remaining(started: float) -> float:
