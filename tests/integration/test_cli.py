@@ -6,11 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support import cli
+
 LORE = str(Path(sys.executable).parent / "lore")
 
 
 def lore(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LORE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return cli.run(*args, env=env, cwd=cwd)  # the CLI's main in this process (support/cli.py)
 
 
 def test_init_writes_a_starter_once(lore_env: dict[str, str]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support import cli
 
 LORE = str(Path(sys.executable).parent / "lore")
 CLAUDE = (
@@ -52,7 +53,7 @@ def project(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, s
 
 
 def _lore(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LORE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+    return cli.run(*args, env=env, cwd=cwd)  # the CLI's main in this process (support/cli.py)
 
 
 def _start(env: dict[str, str], cwd: Path, client: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support import cli
 
 LORE = str(Path(sys.executable).parent / "lore")
 
@@ -23,16 +24,8 @@ class Project:
     def lore(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [LORE, *args],
-            env=self.env,
-            cwd=cwd or self.dir,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        """`lore ARGS` in this process (support/cli.py), in `cwd` or the project's folder."""
+        return cli.run(*args, env=self.env, cwd=cwd or self.dir, stdin=stdin)
 
 
 @pytest.fixture

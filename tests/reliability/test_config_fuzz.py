@@ -5,13 +5,13 @@ error and its fix, never a traceback."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support import cli
 
 from lore.config import Config, load_config, parse_config
 from lore.errors import ConfigError
@@ -322,7 +322,7 @@ def test_the_cli_prints_the_error_and_the_fix_never_a_traceback(tmp_path: Path, 
         "LORE_DATA_DIR": str(tmp_path),
     }
     for args in (["which", str(tmp_path)], ["doctor"]):
-        out = subprocess.run([LORE, *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+        out = cli.run(*args, env=env)  # the CLI's main in this process: an exception would fail here
         shown = out.stdout + out.stderr
         assert "Traceback" not in shown, shown
         assert str(config) in shown, shown

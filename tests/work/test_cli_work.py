@@ -1,26 +1,22 @@
-"""`lore tasks` and `lore messages` from a terminal: real processes, the space of the directory."""
+"""`lore tasks` and `lore messages` from a terminal (the CLI's main, in this process): the space of the
+directory."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import psycopg
+from support import cli
 
 from lore import messages
 
 from .conftest import Spaces
 
-LORE = str(Path(sys.executable).parent / "lore")
-
 
 def lore(spaces: Spaces, where: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [LORE, *args], cwd=spaces.dirs[where], env=spaces.env, capture_output=True, text=True, timeout=60
-    )
+    return cli.run(*args, cwd=spaces.dirs[where], env=spaces.env)  # in this process: support/cli.py
 
 
 def test_tasks_from_a_terminal(spaces: Spaces, conn: psycopg.Connection) -> None:
