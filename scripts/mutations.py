@@ -276,12 +276,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "waiting for a reply polls nothing: it sleeps on the LISTEN socket",
         "src/lore/messages.py",
         (
-            (  # the MCP path (send_message with wait_seconds): lore.replies' shared LISTEN
-                "        await woken(remaining)\n",
-                "        await woken(min(remaining, 0.5))\n",
+            (  # both waits (send_message with wait_seconds, lore messages send --wait) go through here
+                "        look = await woken(remaining)\n",
+                "        await woken(min(remaining, 0.5))\n        look = True\n",
             ),
         ),
-        ("tests/work/test_mcp_work.py::test_a_waiting_send_message_runs_no_query_while_it_waits",),
+        (
+            "tests/work/test_mcp_work.py::test_a_waiting_send_message_runs_no_query_while_it_waits",
+            "tests/work/test_listen.py::test_wait_for_reply_delivers_without_polling_and_is_bounded",
+        ),
     ),
     # --- what each agent reads from the session-start hook
     Mutation(

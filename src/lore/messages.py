@@ -198,17 +198,21 @@ def claim_reply_now(conn: psycopg.Connection, space: str, num: int, reader: str)
 async def await_reply(
     claim: Callable[[], Awaitable[Message | None]], woken: Callable[[float], Awaitable[bool]], timeout: float
 ) -> Message | None:
-    """Claim the reply now, and again each time `woken` says a message arrived, until `timeout`
-    seconds pass (lore.replies: the waiting is on a shared LISTEN, never a poll)."""
+    """Claim the reply now, and again each time `woken(seconds)` says a message arrived (True; False
+    when the time ran out), until `timeout` seconds pass. The waiting is on a LISTEN connection
+    (lore.replies' shared one for the MCP tool, a `Listener` of its own for `lore messages send
+    --wait`), never a poll."""
     deadline = time.monotonic() + timeout
+    look = True
     while True:
-        found = await claim()
-        if found is not None:
-            return found
+        if look:
+            found = await claim()
+            if found is not None:
+                return found
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None
-        await woken(remaining)
+        look = await woken(remaining)
 
 
 async def since(
@@ -229,32 +233,28 @@ async def latest(conn: psycopg.AsyncConnection) -> int:
 async def wait_for_reply(
     listener: Listener, space: str, num: int, reader: str, timeout: float
 ) -> Message | None:
-    """Block (without polling) until a reply to `num` reaches `space`, or `timeout` seconds pass.
+    """`await_reply` on a `Listener` of the caller's own (`lore messages send --wait`).
 
     `listener` must already LISTEN on `lore_messages_v1` when `num` is sent, so no reply can slip
-    between sending and waiting. The table is checked once at the start and after each relevant
-    notification or reconnection (a notification sent while disconnected is lost; the row is not).
-    """
-    deadline = time.monotonic() + timeout
-    check = True
-    while True:
-        if check:
-            try:
-                found = await listener.call(lambda c: claim_reply(c, space, num, reader))
-            except ConnectionLost:
-                found = None
-            if found is not None:
-                return found
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
-        events = await listener.wait(remaining)
-        check = any(
+    between sending and waiting. The table is looked at again after each notification of a reply to
+    `num` in `space`, and after a reconnection (a notification sent while disconnected is lost; the
+    row is not)."""
+
+    async def claim() -> Message | None:
+        try:
+            return await listener.call(lambda c: claim_reply(c, space, num, reader))
+        except ConnectionLost:
+            return None  # the next wait reconnects and says so: look again then
+
+    async def woken(seconds: float) -> bool:
+        return any(
             event is RECONNECTED
             or (
                 event.channel == CHANNEL_MESSAGES
                 and event.payload.get("reply_to") == num
                 and event.payload.get("to_space") == space
             )
-            for event in events
+            for event in await listener.wait(seconds)
         )
+
+    return await await_reply(claim, woken, timeout)
