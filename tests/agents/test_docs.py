@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
+from support import cli
 
 from lore.installers import names
-
-from .conftest import LORE
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs" / "agents"
@@ -40,9 +38,7 @@ def test_the_guides_commands_run(client: str, tmp_path: Path, lore_env: dict[str
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     for args in steps:
-        done = subprocess.run(
-            [LORE, *args], cwd=repo, env=lore_env, capture_output=True, text=True, timeout=60
-        )
+        done = cli.run(*args, cwd=repo, env=lore_env)  # the command line's main, in this process
         if args[0] != "doctor":  # doctor exits 1 when anything in the machine fails; its lines are checked
             assert done.returncode == 0, f"{doc.name}: lore {' '.join(args)}\n{done.stdout}\n{done.stderr}"
         elif any(a[0] == "install" for a in steps[: steps.index(args)]):
