@@ -23,11 +23,8 @@ def local(lore_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Server, Pa
     work = tmp_path / "w"
     work.mkdir()
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "solo"\npaths = ["{work}"]\n')
-    server = start_server(lore_env, tmp_path / "local.log")
-    try:
+    with start_server(lore_env, tmp_path / "local.log") as server:
         yield server, work
-    finally:
-        server.stop()
 
 
 def facts(conn: psycopg.Connection) -> list[str]:

@@ -79,11 +79,10 @@ class Browser:
 
 @pytest.fixture
 def oauth_server(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
-    server = start_server(lore_env, tmp_path / "oauth.log", "--oauth", "--log-level", "debug", process=True)
-    try:
+    with start_server(
+        lore_env, tmp_path / "oauth.log", "--oauth", "--log-level", "debug", process=True
+    ) as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def test_oauth_flow_signs_in_as_the_tokens_user(

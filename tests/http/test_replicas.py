@@ -22,15 +22,11 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def replicas(lore_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    first = start_server(lore_env, tmp_path / "replica1.log", "--sign-in", process=True)
-    try:
-        second = start_server(lore_env, tmp_path / "replica2.log", "--sign-in", process=True)
-        try:
-            yield first, second
-        finally:
-            second.stop()
-    finally:
-        first.stop()
+    with (
+        start_server(lore_env, tmp_path / "replica1.log", "--sign-in", process=True) as first,
+        start_server(lore_env, tmp_path / "replica2.log", "--sign-in", process=True) as second,
+    ):
+        yield first, second
 
 
 async def test_a_reply_through_one_replica_reaches_the_sender_waiting_on_the_other(

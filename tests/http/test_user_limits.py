@@ -33,11 +33,8 @@ INITIALIZE = initialize("raw")
 
 @pytest.fixture
 def limited(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
-    server = start_server({**lore_env, **LIMITS}, tmp_path / "serve.log", "--sign-in")
-    try:
+    with start_server({**lore_env, **LIMITS}, tmp_path / "serve.log", "--sign-in") as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from support import cli
-
-LORE = str(Path(sys.executable).parent / "lore")
 
 
 def lore(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

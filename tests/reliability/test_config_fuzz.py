@@ -5,7 +5,6 @@ error and its fix, never a traceback."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ from support import cli
 from lore.config import Config, load_config, parse_config
 from lore.errors import ConfigError
 
-LORE = str(Path(sys.executable).parent / "lore")
 PATH = Path("/home/u/.config/lore/config.toml")
 VALID = """default_space = "personal"
 

@@ -20,11 +20,6 @@ from pathlib import Path
 from lore.cli.main import main
 
 
-class _Input(io.StringIO):
-    def isatty(self) -> bool:
-        return False
-
-
 @contextmanager
 def _as_a_process(env: Mapping[str, str], cwd: Path | str | None) -> Iterator[None]:
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
@@ -58,7 +53,7 @@ def run(
     saved_stdin = sys.stdin
     handler = _ToStream()
     root = logging.getLogger()
-    sys.stdin = _Input(stdin or "")
+    sys.stdin = io.StringIO(stdin or "")  # not a terminal, as a pipe is not
     root.addHandler(handler)
     try:
         with _as_a_process(env, cwd), redirect_stdout(out), redirect_stderr(err):

@@ -12,7 +12,8 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,15 +61,15 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = STOP_TIMEOUT) -> 
 
 @dataclass
 class Server:
-    """A `lore serve`: a child process (`proc`), or the same app served by uvicorn on a thread of
-    this process (`proc` None; see `start_server`)."""
+    """A `lore serve`: a child process, or the same app served by uvicorn on a thread of this
+    process (see `start_server`); `alive` and `stop` say which. A context manager: stopped on exit."""
 
     port: int
-    proc: subprocess.Popen[bytes] | None
     log: Path
     env: dict[str, str]
-    args: list[str] = field(default_factory=list)
-    _stop: Callable[[], None] | None = None
+    args: list[str]
+    alive: Callable[[], bool]
+    _stop: Callable[[], None] | None
 
     @property
     def url(self) -> str:
@@ -78,11 +79,15 @@ class Server:
         return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.proc is not None:
-            stop_process(self.proc)
-        elif self._stop is not None:
-            self._stop()
-            self._stop = None
+        stop, self._stop = self._stop, None
+        if stop is not None:
+            stop()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def _spawn(env: dict[str, str], log: Path, port: int, args: tuple[str, ...]) -> subprocess.Popen[bytes]:
@@ -146,7 +151,7 @@ def start_server(
                     continue
                 if reported is not None:
                     _port_zero, port = True, reported
-            server = Server(port, proc, log, env, list(args))
+            server = Server(port, log, env, list(args), _running(proc), partial(stop_process, proc))
             if _wait_ready(server, ready, deadline):
                 return server
             taken = "address already in use" in log.read_text(errors="replace")[offset:].lower()
@@ -156,6 +161,10 @@ def start_server(
         except BaseException:
             stop_process(proc)
             raise
+
+
+def _running(proc: subprocess.Popen[bytes]) -> Callable[[], bool]:
+    return lambda: proc.poll() is None
 
 
 def _options(args: tuple[str, ...]) -> tuple[dict[str, Any], str]:
@@ -179,25 +188,14 @@ def _options(args: tuple[str, ...]) -> tuple[dict[str, Any], str]:
     return fields, level
 
 
-class _LogTo(logging.Handler):
+def _log_to(path: Path, level: str) -> logging.FileHandler:
     """What `lore serve` logs to stderr (lore's own INFO lines, everything else at `level`), into
     the test's log file, in the process's format."""
-
-    def __init__(self, path: Path, level: str) -> None:
-        super().__init__(logging.DEBUG)
-        self.threshold = logging.getLevelName(level.upper())
-        self.stream = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        self.setFormatter(logging.Formatter("lore: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        lore = record.name == "lore" or record.name.startswith("lore.")
-        if record.levelno >= (logging.INFO if lore else self.threshold):
-            self.stream.write(self.format(record) + "\n")
-            self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.close()
-        super().close()
+    threshold = logging.getLevelName(level.upper())
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("lore: %(message)s"))
+    handler.addFilter(lambda r: r.levelno >= (logging.INFO if r.name.split(".")[0] == "lore" else threshold))
+    return handler
 
 
 def _start_in_process(
@@ -212,11 +210,11 @@ def _start_in_process(
     fields, level = _options(args)
     sock = listen(fields["host"], 0)
     port = int(sock.getsockname()[1])
-    handler = _LogTo(log, level)
+    handler = _log_to(log, level)
     root, lore_log = logging.getLogger(), logging.getLogger("lore")
     levels = root.level, lore_log.level
     root.addHandler(handler)
-    root.setLevel(min(root.level or logging.WARNING, handler.threshold))
+    root.setLevel(min(root.getEffectiveLevel(), logging.getLevelName(level.upper())))
     lore_log.setLevel(logging.INFO)
     state = AppState(env=dict(env), transport="http")
     uv: uvicorn.Server | None = None
@@ -240,26 +238,19 @@ def _start_in_process(
         uv = uvicorn.Server(config)
         thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, name="lore-serve", daemon=True)
         thread.start()
-        server = Server(port, None, log, env, list(args), stop)
-        while time.monotonic() < deadline:
-            if not thread.is_alive():
-                raise AssertionError(f"the in-process lore serve stopped:\n{server.logs()}")
-            try:
-                if httpx2.get(f"{server.url}{ready}", timeout=2).status_code == 200:
-                    return server
-            except httpx2.HTTPError:
-                pass
-            time.sleep(0.02)
-        raise AssertionError(f"lore serve did not become ready at {ready}:\n{server.logs()}")
+        server = Server(port, log, env, list(args), thread.is_alive, stop)
+        if not _wait_ready(server, ready, deadline):
+            raise AssertionError(f"the in-process lore serve stopped:\n{server.logs()}")
+        return server
     except BaseException:
         stop()
         raise
 
 
 def _wait_ready(server: Server, path: str, deadline: float) -> bool:
-    """True once `path` answers 200; False when the process exited; AssertionError at the deadline."""
+    """True once `path` answers 200; False when the server stopped; AssertionError at the deadline."""
     while time.monotonic() < deadline:
-        if server.proc is not None and server.proc.poll() is not None:
+        if not server.alive():
             return False
         try:
             if httpx2.get(f"{server.url}{path}", timeout=2).status_code == 200:
@@ -270,24 +261,22 @@ def _wait_ready(server: Server, path: str, deadline: float) -> bool:
     raise AssertionError(f"lore serve did not become ready at {path}:\n{server.logs()}")
 
 
+def _signed_in(lore_env: dict[str, str], tmp_path: Path, *, process: bool) -> Iterator[Server]:
+    args = ("--sign-in", "--log-level", "debug")
+    with start_server(lore_env, tmp_path / "serve.log", *args, process=process) as server:
+        yield server
+
+
 @pytest.fixture
 def signed_in(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
     """`lore serve --sign-in --log-level debug` (in this process): everything it logs lands in one file."""
-    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", "--log-level", "debug")
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _signed_in(lore_env, tmp_path, process=False)
 
 
 @pytest.fixture
 def signed_in_process(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
     """The same as a real `lore serve` process: its stdout and stderr, every line, in one file."""
-    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", "--log-level", "debug", process=True)
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _signed_in(lore_env, tmp_path, process=True)
 
 
 def token(conn: psycopg.Connection, user: str, **kwargs: Any) -> str:

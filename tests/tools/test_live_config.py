@@ -77,11 +77,8 @@ async def assert_config_error(session: ClientSession, config: Path) -> None:
 
 @pytest.fixture
 def served(lore_env: dict[str, str], dirs: dict[str, Path], tmp_path: Path) -> Iterator[Server]:
-    server = start_server(lore_env, tmp_path / "serve.log", ready="/healthz", timeout=60)
-    try:
+    with start_server(lore_env, tmp_path / "serve.log", ready="/healthz", timeout=60) as server:
         yield server
-    finally:
-        server.stop()  # by its PID: SIGINT, SIGKILL if it lingers
 
 
 @asynccontextmanager

@@ -57,11 +57,8 @@ def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict
         f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\n'
         f'[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
     )
-    server = start_server(lore_env, tmp_path / "serve.log", ready="/healthz")
-    try:
+    with start_server(lore_env, tmp_path / "serve.log", ready="/healthz") as server:
         yield server.port, dirs
-    finally:
-        server.stop()
 
 
 async def _session(port: int, headers: dict[str, str], roots: list[Path] | None = None) -> Any:

@@ -28,7 +28,7 @@ def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
     def body() -> str:
         raise ValueError("the server answered 302")
 
-    started = time.monotonic() - guard.SOFT_DEADLINE  # no time left: the alarm is set to 0.05 s
+    started = time.monotonic() - guard.DEFAULT_DEADLINE  # no time left: the alarm is set to 0.05 s
     assert guard.run("claude-code", "session-start", {}, started, body) == ""
     assert logged == ["ValueError: the server answered 302"]
 
@@ -41,7 +41,7 @@ def test_a_body_past_the_deadline_is_cut_and_logged(monkeypatch: pytest.MonkeyPa
         time.sleep(2)
         return "never"
 
-    started = time.monotonic() - guard.SOFT_DEADLINE + 0.1
+    started = time.monotonic() - guard.DEFAULT_DEADLINE + 0.1
     assert guard.run("gemini", "session-start", {}, started, body) == ""
     assert len(logged) == 1 and "soft deadline" in logged[0]
 

@@ -126,11 +126,8 @@ def team(lore_env: dict[str, str], tmp_path: Path, conn: psycopg.Connection) -> 
     for name in tokens:
         push(conn, name, config(project))
     env = {**lore_env, "LORE_EMBEDDER": "fake"}
-    server = start_server(env, tmp_path / "serve.log", "--sign-in")
-    try:
+    with start_server(env, tmp_path / "serve.log", "--sign-in") as server:
         yield Team(server, tokens, project)
-    finally:
-        server.stop()
 
 
 def sign_in(web: Watched, url: str, secret: str, path: str = "/") -> None:

@@ -3,7 +3,6 @@ failure prints nothing and appends one line with the reason to the hook log (`lo
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -31,15 +30,9 @@ def deadline(env: Mapping[str, str]) -> float:
     return min(max(value, DEADLINE_RANGE[0]), DEADLINE_RANGE[1])
 
 
-SOFT_DEADLINE = deadline(os.environ)
-
-
-def remaining(started: float) -> float:
-    return SOFT_DEADLINE - (time.monotonic() - started)
-
-
-def _on_deadline(signum: int, frame: FrameType | None) -> None:
-    raise HookFailure(f"soft deadline of {SOFT_DEADLINE}s passed")
+def remaining(started: float, env: Mapping[str, str]) -> float:
+    """Seconds left of the soft deadline of a hook that started at `started` (time.monotonic)."""
+    return deadline(env) - (time.monotonic() - started)
 
 
 def run(client: str, event: str, env: Mapping[str, str], started: float, body: Callable[[], str]) -> str:
@@ -48,10 +41,15 @@ def run(client: str, event: str, env: Mapping[str, str], started: float, body: C
     The deadline is disarmed as soon as `body` ends, before anything is logged: an alarm that
     went off while a failure was being written to the hook log escaped the handler (exit 1 and a
     line on stderr, seen under load), which is exactly what a hook must never do."""
-    previous = signal.signal(signal.SIGALRM, _on_deadline)
+    seconds = deadline(env)
+
+    def on_deadline(signum: int, frame: FrameType | None) -> None:
+        raise HookFailure(f"soft deadline of {seconds}s passed")
+
+    previous = signal.signal(signal.SIGALRM, on_deadline)
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, max(0.05, remaining(started)))
+            signal.setitimer(signal.ITIMER_REAL, max(0.05, remaining(started, env)))
             return body()
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)

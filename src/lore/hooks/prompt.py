@@ -106,7 +106,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         env, session.space, session_id if isinstance(session_id, str) else hook_input.cwd
     )
     seen = _load(state_file)
-    remaining = guard.remaining(started)
+    remaining = guard.remaining(started, env)
     variables = {
         "space": session.space,
         "after_message": str(seen.get("message", 0)),

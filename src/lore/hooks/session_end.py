@@ -62,7 +62,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     if url is None:
         raise HookFailure("the embedded database is not running (`lore db start` starts it): no handoff")
     # git runs while the transcript is read; at most GIT_TIMEOUT, leaving time for the write.
-    git_time = min(capture.GIT_TIMEOUT, max(0.05, guard.remaining(started) - 0.25))
+    git_time = min(capture.GIT_TIMEOUT, max(0.05, guard.remaining(started, env) - 0.25))
     message = end.message
     from_transcript = message is None and end.transcript is not None
     if from_transcript:
@@ -88,7 +88,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     while tag in document:  # 64 random bits: practically never
         tag = f"$h{os.urandom(8).hex()}$"
     script = _SQL.replace("{payload}", f"{tag}{document}{tag}")
-    remaining = guard.remaining(started)
+    remaining = guard.remaining(started, env)
     saved = from_json(Handoff, store.psql_json(url, script, {}, timeout=max(0.05, remaining - 0.05)))
     elapsed = int((time.monotonic() - started) * 1000)
     said = f"message {chars} chars{' (from the transcript)' if from_transcript and text else ''}"

@@ -52,7 +52,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
             "the embedded database was not running; started it in the background, memory arrives "
             "from the next session (`lore db start` at login avoids this)"
         )
-    remaining = guard.remaining(started)
+    remaining = guard.remaining(started, env)
     snapshot = store.read(
         url,
         session.readable,
@@ -91,7 +91,7 @@ def _run_remote(
     """Hosted mode: the server resolves the space and renders; same deadline, budget and silence."""
     from lore.hooks import remote
 
-    remaining = guard.remaining(started)
+    remaining = guard.remaining(started, env)
     try:
         got = remote.fetch(
             env["LORE_URL"].strip(),
