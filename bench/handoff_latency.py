@@ -36,7 +36,7 @@ from pathlib import Path
 from hook_latency import seed, stats
 from report import commit, machine, replace_section
 
-from lore import render
+from lore.core import render
 from lore.db import embedded
 
 REPO = Path(__file__).resolve().parent.parent

@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import stop_process
 
-from lore import auth, userconfig
 from lore.db import embedded, migrate
+from lore.store import auth, userconfig
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.prefix) / "bin"

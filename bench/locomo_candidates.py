@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore import search
-from lore.search import Candidate, Scored
+from lore.store import search
+from lore.store.search import Candidate, Scored
 
 MIN_SIMILARITY = 0.3  # MiniLM's, as in the default setting
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(4, 17))  # 0.20 .. 0.80

@@ -1,6 +1,6 @@
 """Cross-validated tuning for bench/locomo.py: lore's ranking replayed offline with other settings.
 
-The parameters of lore's search that were chosen on this LoCoMo split (src/lore/search.py,
+The parameters of lore's search that were chosen on this LoCoMo split (src/lore/store/search.py,
 src/lore/embeddings/__init__.py, docs/decisions.md "Retrieval"):
 - KEYWORD_WEIGHT 0.5, the fusion weight ("flat between 0.45 and 0.55"): tuned on R@5, cross-validated;
 - DEPTH 50, the span each list is cut to and min-max normalised over ("top 50"): tuned, cross-validated;
@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lore import search
-from lore.search import Candidate
+from lore.store import search
+from lore.store.search import Candidate
 
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 .. 1.00
 DEPTHS = (20, 30, 40, 50, 75, 100)
@@ -97,7 +97,7 @@ def collect(
 
 
 def ranking(c: Candidates, s: Setting) -> list[int]:
-    """lore.search.search's ranking (no rejections, no links in this bench) under setting `s`."""
+    """lore.store.search.search's ranking (no rejections, no links in this bench) under setting `s`."""
     fused = search.fuse(
         c.keyword[s.pool], c.vector[s.depth], weight=s.weight, depth=s.depth, min_similarity=s.min_similarity
     )

@@ -43,9 +43,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation
 from report import commit, machine, replace_section
 
-from lore import messages
 from lore.db import embedded, migrate
-from lore.listen import CHANNEL_MESSAGES, Listener
+from lore.store import messages
+from lore.store.listen import CHANNEL_MESSAGES, Listener
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.prefix) / "bin"

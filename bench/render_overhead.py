@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from lore import render
-from lore.rows import Fact
+from lore.core import render
+from lore.core.rows import Fact
 
 SUBJECTS = ["acme-api", "acme-web", "infra", "billing", "docs"]
 

@@ -46,8 +46,8 @@ import corpus
 import vector_cache
 from report import machine, replace_section
 
+from lore.core.session import Origin
 from lore.db import embedded, migrate
-from lore.session import Origin
 
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## search_notes latency at 100,000 notes"
@@ -72,9 +72,9 @@ def _copy(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:
 
 
 def prepare(url: str, workspace: Path, env: dict[str, str], args: argparse.Namespace) -> dict[str, float]:
-    from lore import notes
-    from lore.embed_worker import _FILL
     from lore.embeddings import to_pgvector
+    from lore.store import notes
+    from lore.store.embed_worker import _FILL
 
     figures: dict[str, float] = {}
     started = time.perf_counter()
@@ -157,8 +157,8 @@ def prepare(url: str, workspace: Path, env: dict[str, str], args: argparse.Names
 
 def embed_rate(env: dict[str, str], sample: list[corpus.Note]) -> float:
     """The worker's embedding path (lore.embed_worker.note_text, batches of 32), one thread."""
-    from lore.embed_worker import BATCH
     from lore.embeddings.runner import Runner
+    from lore.store.embed_worker import BATCH
 
     runner = Runner({**env, "LORE_EMBED_THREADS": "1"})
     texts = vector_cache.texts_of(sample)
@@ -209,8 +209,8 @@ async def measure(env: dict[str, str], workspace: Path, args: argparse.Namespace
 
 def breakdown(url: str, env: dict[str, str], args: argparse.Namespace) -> dict[str, float]:
     """p50 of each step of one search, in-process (the same functions the tool calls)."""
-    from lore import search
     from lore.embeddings.runner import Runner
+    from lore.store import search
 
     runner = Runner(env)
     queries = _queries(args)[args.warmup : args.warmup + min(args.queries, 100)]

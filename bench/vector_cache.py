@@ -43,7 +43,7 @@ def notes(count: int, seed: int) -> list[Note]:
 
 
 def texts_of(batch: list[Note]) -> list[str]:
-    from lore.embed_worker import note_text
+    from lore.store.embed_worker import note_text
 
     return [note_text(title, tags, body) for _, title, body, tags in batch]
 

@@ -69,7 +69,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pool-dead-connection",
         "a pooled connection the server ended is checked before it is handed out again",
-        "src/lore/runtime.py",
+        "src/lore/service/runtime.py",
         (("        if recent and not _readable(conn):\n", "        if recent:\n"),),
         ("tests/integration/test_pool.py",),
     ),
@@ -90,14 +90,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "spaces-path-tie",
         "two spaces whose paths match equally well: an error",
-        "src/lore/spaces.py",
+        "src/lore/core/spaces.py",
         (("    if len(tied) > 1:\n", "    if len(tied) > 99:\n"),),
         ("tests/unit/test_spaces.py",),
     ),
     Mutation(
         "spaces-remote-tie",
         "two spaces whose git remotes match: an error",
-        "src/lore/spaces.py",
+        "src/lore/core/spaces.py",
         (("    if len(hits) > 1:\n", "    if len(hits) > 99:\n"),),
         ("tests/unit/test_spaces.py",),
     ),
@@ -137,7 +137,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "config-never-reloaded",
         "the config file is read again when its stat signature changes",
-        "src/lore/config.py",
+        "src/lore/core/config.py",
         (
             (
                 "            if self.loads == 0 or signature != self._signature:\n",
@@ -174,7 +174,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "facts-forget-deletes",
         "forgetting a fact closes its version (no DELETE)",
-        "src/lore/versions.py",
+        "src/lore/store/versions.py",
         (
             (
                 "            self.close(conn, old)\n",
@@ -188,7 +188,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "facts-forget-no-log",
         "forgetting a fact writes a forget_log row",
-        "src/lore/versions.py",
+        "src/lore/store/versions.py",
         (
             (
                 '            conn.execute(\n                "INSERT INTO forget_log (',
@@ -201,7 +201,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "notes-forget-deletes",
         "forgetting a note closes its version (no DELETE)",
-        "src/lore/versions.py",
+        "src/lore/store/versions.py",
         (
             (
                 "            self.close(conn, old)\n",
@@ -215,7 +215,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "notes-forget-no-log",
         "forgetting a note writes a forget_log row",
-        "src/lore/versions.py",
+        "src/lore/store/versions.py",
         (
             (
                 '            conn.execute(\n                "INSERT INTO forget_log (',
@@ -229,7 +229,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "inbox-accepts-anyone",
         "check_target: only spaces in accepts_from may write",
-        "src/lore/inbox.py",
+        "src/lore/core/inbox.py",
         (
             (
                 "    if accepted is not None and sender in accepted.accepts_from:\n",
@@ -241,7 +241,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "messages-new-thread-unchecked",
         "send_message (new thread) checks accepts_from",
-        "src/lore/messages.py",
+        "src/lore/store/messages.py",
         (
             (
                 "        if reply_to is None:\n            check_target(config, origin.space, to)\n",
@@ -253,7 +253,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "messages-reply-unchecked",
         "continuing one's own thread into another space checks accepts_from",
-        "src/lore/messages.py",
+        "src/lore/store/messages.py",
         (
             (
                 "  # continuing a thread this space started\n"
@@ -266,7 +266,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tasks-file-unchecked",
         "filing a task into another space checks accepts_from (tasks.file, for the CLI and MCP alike)",
-        "src/lore/tasks.py",
+        "src/lore/store/tasks.py",
         (("    check_target(config, origin.space, target)\n", "    pass\n"),),
         ("tests/work/test_tasks.py", "tests/work/test_cli_work.py", "tests/work/test_mcp_work.py"),
     ),
@@ -274,7 +274,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "wait-for-reply-polls",
         "waiting for a reply polls nothing: it sleeps on the LISTEN socket",
-        "src/lore/messages.py",
+        "src/lore/store/messages.py",
         (
             (  # both waits (send_message with wait_seconds, lore messages send --wait) go through here
                 "        look = await woken(remaining)\n",
@@ -290,7 +290,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-claude-code-flat",
         "Claude Code: hookSpecificOutput.additionalContext (a flat key is dropped)",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (
             (
                 '    "claude-code": ClientHook("claude-code", _nested, loads=("claude",)),\n',
@@ -303,7 +303,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-gemini-no-event-name",
         "Gemini CLI: hookEventName in hookSpecificOutput",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (
             (
                 '    "gemini": ClientHook("gemini", _nested, loads=("gemini",)),\n',
@@ -316,7 +316,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-codex-no-event-name",
         "Codex: hookEventName in hookSpecificOutput",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (
             (
                 '    "codex": ClientHook("codex", _nested, loads=("agents",)),\n',
@@ -329,21 +329,21 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-cursor-key",
         "Cursor: additional_context",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (('json.dumps({"additional_context": text})', 'json.dumps({"additionalContext": text})'),),
         HOOK_TESTS,
     ),
     Mutation(
         "hook-cline-key",
         "Cline: contextModification",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (('json.dumps({"contextModification": text})', 'json.dumps({"context": text})'),),
         HOOK_TESTS,
     ),
     Mutation(
         "hook-copilot-injects",
         "Copilot CLI: a flat additionalContext (it drops the nested shape)",
-        "src/lore/clients.py",
+        "src/lore/core/clients.py",
         (
             (
                 '"copilot", lambda text: json.dumps({"additionalContext": text}), loads=',
@@ -356,7 +356,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-subject",
         "export keeps every column: subject",
-        "src/lore/transfer.py",
+        "src/lore/store/transfer.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',
@@ -368,7 +368,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-valid-to",
         "export keeps every column: valid_to",
-        "src/lore/transfer.py",
+        "src/lore/store/transfer.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',
@@ -381,7 +381,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "auth-any-token",
         "a wrong token signs in nobody",
-        "src/lore/auth.py",
+        "src/lore/store/auth.py",
         (
             ("           WHERE hash = %s AND kind", "           WHERE (hash = %s OR true) AND kind"),
             (
@@ -394,14 +394,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "auth-revoked-accepted",
         "a revoked token signs in nobody",
-        "src/lore/auth.py",
+        "src/lore/store/auth.py",
         (("kind = ANY(%s) AND revoked_at IS NULL\n", "kind = ANY(%s)\n"),),
         SIGNIN_TESTS,
     ),
     Mutation(
         "auth-expired-accepted",
         "an expired token signs in nobody",
-        "src/lore/auth.py",
+        "src/lore/store/auth.py",
         (
             (
                 "             AND (expires_at IS NULL OR expires_at > now())",
@@ -413,7 +413,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "auth-any-kind",
         "an OAuth refresh token is no bearer token",
-        "src/lore/auth.py",
+        "src/lore/store/auth.py",
         (
             (
                 "           WHERE hash = %s AND kind = ANY(%s)",

@@ -17,7 +17,7 @@ from support import older_postgres
 from support.db import empty_schema
 
 from lore import embeddings
-from lore.config import EmbedderSettings
+from lore.core.config import EmbedderSettings
 from lore.db import embedded, migrate
 from lore.embeddings import files
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore import facts
-from lore.session import Origin
+from lore.core.session import Origin
+from lore.store import facts
 
 from . import npm
 

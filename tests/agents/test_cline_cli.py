@@ -22,7 +22,7 @@ import psycopg
 import pytest
 from support.db import assert_client
 
-from lore import hooklog as log
+from lore.core import hooklog as log
 
 from .conftest import LORE, Project, lore, run_agent
 from .mocks.base import call, text

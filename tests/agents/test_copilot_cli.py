@@ -27,7 +27,7 @@ import psycopg
 import pytest
 from support.db import assert_client
 
-from lore import clients, render
+from lore.core import clients, render
 
 from . import npm
 from .conftest import LORE, Project, lore, run_agent

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lore import hooklog as log
 from lore import installers
+from lore.core import hooklog as log
 from lore.installers import Check, Edits, Scope, codex, get, names
 
 from .conftest import LORE

@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from lore import clients
+from lore.core import clients
 from lore.installers import Edits, Scope, get
 
 from .conftest import LORE, Project

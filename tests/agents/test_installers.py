@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 from lore.installers import Edits, Scope, get, names, shared
 
 LORE = "/opt/lore/.venv/bin/lore"

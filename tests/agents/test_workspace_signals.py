@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.session import build
+from lore.core.workspace import choose_workspace
 from lore.installers import Edits, Scope, claude_code, cline, codex, copilot, cursor, gemini, opencode, vscode
-from lore.session import build
-from lore.workspace import choose_workspace
 
 LORE = "/opt/lore/.venv/bin/lore"
 PROJECT, SUB, HOME, ROOT = "$PROJECT", "$PROJECT/src", "$HOME", "/"

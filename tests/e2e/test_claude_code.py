@@ -15,8 +15,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore import facts, render
-from lore.session import Origin
+from lore.core import render
+from lore.core.session import Origin
+from lore.store import facts
 
 from .claude import result_json, run_claude
 from .mock_anthropic import JSON, MockAnthropic, requests_text, text_reply, tool_names, tool_use_reply

@@ -14,9 +14,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore import messages, tasks
-from lore.config import load_config
-from lore.session import Origin
+from lore.core.config import load_config
+from lore.core.session import Origin
+from lore.store import messages, tasks
 
 from .claude import result_json, run_claude
 from .mock_anthropic import JSON, MockAnthropic, requests_text, text_reply, tool_use_reply

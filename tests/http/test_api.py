@@ -20,7 +20,7 @@ from support.lorehttp import (
 )
 from support.mcpclient import ok
 
-from lore import render
+from lore.core import render
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ import psycopg
 from support.lorehttp import Server, push, run_lore, token
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore import auth
+from lore.store import auth
 
 
 def hook(env: dict[str, str], cwd: Path, client: str = "claude-code") -> tuple[str, float]:

@@ -25,7 +25,7 @@ from mcp.shared.auth import (
 from support.lorehttp import Server, run_lore, start_server, token
 from support.mcpclient import ok
 
-from lore import auth
+from lore.store import auth
 
 pytestmark = pytest.mark.anyio
 REDIRECT = "http://127.0.0.1:9/callback"  # never contacted: the test reads the redirect itself

@@ -14,7 +14,7 @@ from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import Server, bearer, mcp_session, push, run_lore, token, two_space_config
 from support.mcpclient import ok
 
-from lore import auth
+from lore.store import auth
 
 pytestmark = pytest.mark.anyio
 INITIALIZE = initialize("raw")

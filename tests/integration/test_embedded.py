@@ -73,7 +73,7 @@ def test_a_data_dir_that_is_not_a_cluster_is_refused(tmp_path: Path) -> None:
         (root / "pg" / "stray.txt").write_text("not a database")
         import pytest
 
-        from lore.errors import DatabaseError
+        from lore.core.errors import DatabaseError
 
         with pytest.raises(DatabaseError) as err:
             embedded.start({"LORE_DATA_DIR": str(root)})

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from lore import facts
-from lore.errors import NotFound
-from lore.session import Origin
-from lore.timeline import When, visible
+from lore.core.errors import NotFound
+from lore.core.session import Origin
+from lore.core.timeline import When, visible
+from lore.store import facts
 
 
 def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> None:

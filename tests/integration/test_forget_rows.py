@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
-from lore import facts, notes
-from lore.errors import NotFound
-from lore.session import Origin
+from lore.core.errors import NotFound
+from lore.core.session import Origin
+from lore.store import facts, notes
 
 ORIGIN = Origin("s", "agent-x", "/w/s")
 FROM = datetime(2026, 1, 5, tzinfo=UTC)

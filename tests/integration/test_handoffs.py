@@ -15,9 +15,10 @@ import psycopg
 import pytest
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore import handoffs, purge, render, search, tasks
-from lore.config import load_config
-from lore.session import Origin
+from lore.core import render
+from lore.core.config import load_config
+from lore.core.session import Origin
+from lore.store import handoffs, purge, search, tasks
 
 LORE = str(Path(sys.executable).parent / "lore")
 TOKEN = "ghp_" + "Zq9x" * 9
@@ -243,7 +244,7 @@ def test_search_finds_it_forget_hides_it_purge_erases_it(
     assert [h.lineage for h in hits] == [1]
     assert search.keyword_candidates(conn, ["other"], "xylophone", model=None) == []
 
-    from lore import notes
+    from lore.store import notes
 
     notes.forget(conn, Origin("work", "cli", str(work)), ["work"], 1, "stale")
     conn.commit()

@@ -13,8 +13,9 @@ import psycopg
 import pytest
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore import facts, render
-from lore.session import Origin
+from lore.core import render
+from lore.core.session import Origin
+from lore.store import facts
 
 LORE = str(Path(sys.executable).parent / "lore")
 

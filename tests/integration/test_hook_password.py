@@ -19,9 +19,8 @@ from urllib.parse import quote
 
 import pytest
 
-from lore.db import embedded
-from lore.errors import StoreError
-from lore.hooks import store
+from lore.core.errors import StoreError
+from lore.db import embedded, snapshot
 
 PASSWORD = "s3cr:t@pw/with%odd chars"
 ROOT_ONLY = pytest.mark.skipif(
@@ -98,7 +97,7 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
     result: dict[str, Any] = {}
 
     def query() -> None:
-        result["data"] = store.psql_json(
+        result["data"] = snapshot.psql_json(
             password_server,
             "SELECT pg_sleep(1.5);\nSELECT json_build_object('user', current_user);\n",
             {},
@@ -127,7 +126,7 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
 def test_a_wrong_password_fails_without_echoing_it(password_server: str) -> None:
     wrong = password_server.replace(quote(PASSWORD, safe=""), "not-the-password")
     with pytest.raises(StoreError) as failed:
-        store.psql_json(wrong, "SELECT json_build_object('a', 1);\n", {}, timeout=20)
+        snapshot.psql_json(wrong, "SELECT json_build_object('a', 1);\n", {}, timeout=20)
     assert "not-the-password" not in str(failed.value) and "authentication failed" in str(failed.value)
 
 
@@ -157,4 +156,4 @@ def test_a_wrong_password_fails_without_echoing_it(password_server: str) -> None
 def test_the_password_is_taken_out_of_every_form_of_url(
     url: str, argv_url: str, password: str | None
 ) -> None:
-    assert store._password_apart(url) == (argv_url, password)
+    assert snapshot._password_apart(url) == (argv_url, password)

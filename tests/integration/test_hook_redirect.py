@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from lore import hooklog
-from lore.errors import RemoteError
+from lore.core import hooklog
+from lore.core.errors import RemoteError
 from lore.hooks import remote
 
 LORE = str(Path(sys.executable).parent / "lore")

@@ -9,9 +9,9 @@ import anyio
 import psycopg
 import pytest
 
-from lore import facts
-from lore.runtime import Runtime
-from lore.session import Origin
+from lore.core.session import Origin
+from lore.service.runtime import Runtime
+from lore.store import facts
 
 pytestmark = pytest.mark.anyio
 

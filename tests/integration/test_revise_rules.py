@@ -9,9 +9,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from lore import facts
-from lore.errors import InvalidInput
-from lore.session import Origin
+from lore.core.errors import InvalidInput
+from lore.core.session import Origin
+from lore.store import facts
 
 ORIGIN = Origin("s", "agent", "/w/s")
 FROM = datetime(2026, 3, 1, tzinfo=UTC)

@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from lore import facts, render
-from lore.hooks import store
+from lore.core import render
+from lore.db import snapshot
+from lore.store import facts
 
 SPACES = ["alpha", "beta", "gamma"]
 SUBJECTS = [None, None, "acme-api", "ACME-API", "other", "infra"]
@@ -80,13 +81,13 @@ def test_hook_read_and_facts_query_agree_on_random_histories(
         spaces = rng.sample(SPACES, rng.randint(1, 3))
         workspace = rng.choice(["acme-api", "Acme-Api", "infra", "nothing"])
         expected = _expected(conn, spaces, workspace)
-        snapshot = store.read(db_url, spaces, workspace, timeout=10)
+        snap = snapshot.read(db_url, spaces, workspace, timeout=10)
         through_psycopg, total = facts.page(
             conn, spaces, prefer_subject=workspace, limit=render.SESSION_START_MAX_FACTS
         )
-        assert [f.lineage for f in snapshot.facts] == expected
+        assert [f.lineage for f in snap.facts] == expected
         assert [f.lineage for f in through_psycopg] == expected
-        assert snapshot.total == len(expected) == total
+        assert snap.total == len(expected) == total
 
 
 def test_inbox_counts_agree_with_the_rows(conn: psycopg.Connection, db_url: str) -> None:
@@ -110,6 +111,6 @@ def test_inbox_counts_agree_with_the_rows(conn: psycopg.Connection, db_url: str)
             (read, None if read is None else "reader"),
         )
     conn.commit()
-    snapshot = store.read(db_url, ["alpha"], "x", timeout=10, inbox_space="alpha")
-    assert (snapshot.inbox, snapshot.unread) == (1, 2)
+    snap = snapshot.read(db_url, ["alpha"], "x", timeout=10, inbox_space="alpha")
+    assert (snap.inbox, snap.unread) == (1, 2)
     assert conn.execute("SELECT inbox, unread FROM lore_inbox_counts('alpha')").fetchone() == (1, 2)

@@ -28,20 +28,23 @@ ROOT = Path(lore.__path__[0])
 # (module, start of the statement): statements completed at run time (a table name, a vector's
 # dimension: psycopg `sql` templates with `{}`, or f-strings of local values), and what runs them.
 DYNAMIC = {
-    ("lore.purge", "SELECT 1 FROM {table}"): "one per table erased: tests/reliability/test_purge.py",
-    ("lore.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
-    ("lore.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
+    ("lore.store.purge", "SELECT 1 FROM {table}"): "one per table erased: tests/reliability/test_purge.py",
+    ("lore.store.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
+    ("lore.store.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
     (
-        "lore.search",
+        "lore.store.search",
         "SELECT set_config('hnsw.ef_search'",
     ): "a literal '{0,8}': tests/retrieval/test_search_db.py",
-    ("lore.search", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
-    ("lore.search", "SELECT n.lineage, 1 - (n.embedding::vector({dim})"): "per dimension: test_search_db.py",
-    ("lore.transfer", "SELECT"): "one per table: tests/reliability/test_transfer.py",
-    ("lore.transfer", "INSERT INTO {t}"): "one per table: tests/reliability/test_transfer.py",
-    ("lore.versions", "UPDATE {}"): "facts and notes: tests/integration/test_forget_rows.py",
-    ("lore.versions", "INSERT INTO {}"): "facts and notes: tests/integration/test_facts_sql.py",
-    ("lore.versions", "SELECT bool_or"): "facts and notes: tests/integration/test_facts_sql.py",
+    ("lore.store.search", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
+    (
+        "lore.store.search",
+        "SELECT n.lineage, 1 - (n.embedding::vector({dim})",
+    ): "per dimension: test_search_db.py",
+    ("lore.store.transfer", "SELECT"): "one per table: tests/reliability/test_transfer.py",
+    ("lore.store.transfer", "INSERT INTO {t}"): "one per table: tests/reliability/test_transfer.py",
+    ("lore.store.versions", "UPDATE {}"): "facts and notes: tests/integration/test_forget_rows.py",
+    ("lore.store.versions", "INSERT INTO {}"): "facts and notes: tests/integration/test_facts_sql.py",
+    ("lore.store.versions", "SELECT bool_or"): "facts and notes: tests/integration/test_facts_sql.py",
 }
 
 
@@ -146,7 +149,14 @@ FOUND, BUILT = statements()
 def test_the_source_holds_the_statements_we_expect_to_check() -> None:
     assert len(FOUND) > 100, "the scan found too few statements: it is broken"
     modules = {s.module for s in FOUND}
-    for expected in ("lore.facts", "lore.notes", "lore.tasks", "lore.messages", "lore.search", "lore.auth"):
+    for expected in (
+        "lore.store.facts",
+        "lore.store.notes",
+        "lore.store.tasks",
+        "lore.store.messages",
+        "lore.store.search",
+        "lore.store.auth",
+    ):
         assert expected in modules
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from lore import auth
+from lore.store import auth
 
 
 def _set(conn: psycopg.Connection, token_id: int, column: str, value: datetime) -> None:

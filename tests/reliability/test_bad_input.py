@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.db import empty_schema
 
-from lore.graph import RELATIONS
-from lore.validate import NOTE_KINDS
+from lore.core.validate import NOTE_KINDS
+from lore.store.graph import RELATIONS
 from reliability.rawmcp import RawSession, tool_failed, tool_text
 
 EXAMPLES = int(os.environ.get("LORE_FUZZ_EXAMPLES", "30"))

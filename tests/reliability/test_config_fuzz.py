@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support import cli
 
-from lore.config import Config, load_config, parse_config
-from lore.errors import ConfigError
+from lore.core.config import Config, load_config, parse_config
+from lore.core.errors import ConfigError
 
 PATH = Path("/home/u/.config/lore/config.toml")
 VALID = """default_space = "personal"

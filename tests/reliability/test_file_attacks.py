@@ -17,7 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore import hooklog
+from lore.core import hooklog
 from reliability.conftest import LORE, Project
 
 ROOT_ONLY = pytest.mark.skipif(

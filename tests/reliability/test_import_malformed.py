@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lore import transfer
-from lore.errors import InvalidInput
+from lore.core.errors import InvalidInput
+from lore.store import transfer
 from reliability.conftest import Project
 from reliability.test_transfer import _truncate, apply, second_db, two
 

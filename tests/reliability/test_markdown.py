@@ -8,7 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore.markdown import infer_kind, sections
+from lore.store.markdown import infer_kind, sections
 from reliability.conftest import Project
 from reliability.fakes import fake_credentials
 

@@ -1,4 +1,4 @@
-"""lore.secrets: every kind of credential is found, ordinary prose and code are not, and the error
+"""lore.core.secrets: every kind of credential is found, ordinary prose and code are not, and the error
 says why and how to store it deliberately without echoing the credential back. Pure, no database."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lore import secrets
-from lore.errors import Refused
+from lore.core import secrets
+from lore.core.errors import Refused
 from reliability.fakes import ORDINARY, evasions, fake_credentials, lookalikes, prefixed_tokens
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,11 +15,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
-from lore import capture, facts, graph, handoffs, messages, notes, purge, search, secrets, tasks, transfer
-from lore.config import parse_config
+from lore.core import capture, secrets
+from lore.core.config import parse_config
+from lore.core.errors import InvalidInput, LoreError
+from lore.core.session import Origin
 from lore.db import migrate
-from lore.errors import InvalidInput, LoreError
-from lore.session import Origin
+from lore.store import facts, graph, handoffs, messages, notes, purge, search, tasks, transfer
 
 SPACES = ("alpha", "beta")
 CONFIG = parse_config(

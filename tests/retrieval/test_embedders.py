@@ -12,11 +12,11 @@ from collections.abc import Callable
 import httpx2 as httpx
 import pytest
 
-from lore.config import EmbedderSettings
+from lore.core.config import EmbedderSettings
+from lore.core.errors import ConfigError
 from lore.embeddings import EmbedderError, load
 from lore.embeddings.remote import OpenAICompatible
 from lore.embeddings.runner import Runner
-from lore.errors import ConfigError
 
 
 def cos(a: list[float], b: list[float]) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lore import graph
-from lore.search import (
+from lore.store import graph
+from lore.store.search import (
     Candidate,
     Rejection,
     Scored,

@@ -10,7 +10,7 @@ import random
 import psycopg
 import pytest
 
-from lore import search
+from lore.store import search
 
 MODEL = "all-MiniLM-L6-v2-int8"
 

@@ -10,11 +10,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from lore import graph, notes, search
-from lore.embed_worker import Worker, embed_pending, reindex
+from lore.core.errors import InvalidInput, NotFound, Refused
+from lore.core.session import Origin
 from lore.embeddings.runner import Runner
-from lore.errors import InvalidInput, NotFound, Refused
-from lore.session import Origin
+from lore.store import graph, notes, search
+from lore.store.embed_worker import Worker, embed_pending, reindex
 
 ALPHA = Origin("alpha", "test", "/code/alpha")
 BETA = Origin("beta", "test", "/code/beta")

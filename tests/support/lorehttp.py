@@ -25,7 +25,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
-from lore import auth
+from lore.store import auth
 from support.mcpclient import REQUEST_TIMEOUT
 
 LORE = str(Path(sys.executable).parent / "lore")
@@ -290,7 +290,7 @@ def run_lore(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.Com
 
 
 def push(conn: psycopg.Connection, user: str, toml: str, home: str = "/home/x") -> None:
-    from lore import userconfig
+    from lore.store import userconfig
 
     userconfig.push(conn, user, toml, home)
     conn.commit()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from lore.rows import Fact, Message, Task
+from lore.core.rows import Fact, Message, Task
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 

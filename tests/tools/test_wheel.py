@@ -46,7 +46,7 @@ def test_the_wheel_and_the_sdist_carry_the_model_files(built: tuple[Path, Path])
             for name, digest in pins.items():
                 assert _sha(archive.read(f"lore/models/{folder}/{name}")) == digest, (folder, name)
         assert "lore/models/NOTICE.md" in names  # where each file comes from, and its licence
-        for resource in ("lore/db/migrations/0001_initial.sql", "lore/web/templates/base.html"):
+        for resource in ("lore/db/migrations/0001_initial.sql", "lore/http/web/templates/base.html"):
             assert resource in names
         assert not [n for n in names if n.startswith(("tests/", "scripts/", "bench/"))]
     assert wheel.stat().st_size < 40 * 1024 * 1024

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lore import auth
-from lore.errors import InvalidInput
+from lore.core.errors import InvalidInput
+from lore.store import auth
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

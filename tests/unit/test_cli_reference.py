@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from lore import __version__, clients
+from lore import __version__
 from lore.cli import completion
 from lore.cli.main import main, parser
 from lore.cli.reference import markdown_table, walk
+from lore.core import clients
 
 ROOT = Path(__file__).resolve().parents[2]
 

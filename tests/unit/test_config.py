@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.config import (
+from lore.core.config import (
     STARTER_CONFIG,
     Config,
     SpaceConfig,
@@ -14,7 +14,7 @@ from lore.config import (
     stale_paths,
     unreachable_spaces,
 )
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 
 FILE = Path("/etc/lore/config.toml")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lore.config import LiveConfig, file_signature
-from lore.errors import ConfigError
+from lore.core.config import LiveConfig, file_signature
+from lore.core.errors import ConfigError
 from lore.mcp.server import AppState
 
 ONE = 'default_space = "personal"\n[[space]]\nid = "personal"\n'

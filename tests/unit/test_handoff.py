@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lore import capture, clients, render
-from lore.rows import Fact, Handoff
+from lore.core import capture, clients, render
+from lore.core.rows import Fact, Handoff
 
 NOW = datetime(2026, 12, 1, 18, 0, tzinfo=UTC)
 TOKEN = "ghp_" + "a1B2" * 9

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lore import clients
+from lore.core import clients
 
 # What each client reads on stdout, written out by hand from each client's hook documentation
 # (docs/design.md, Session start): never derived from lore.clients, so a change to one shape
@@ -83,7 +83,7 @@ def test_inject_only_on_startup_and_clear() -> None:
 
 
 def test_client_names_agents_give_map_to_lores_ids() -> None:
-    from lore.clients import MCP_NAMES, canonical
+    from lore.core.clients import MCP_NAMES, canonical
 
     assert canonical("gemini-cli-mcp-client") == "gemini" and canonical("claude-code") == "claude-code"
     assert canonical("@cline/core") == "cline" and canonical("copilot-cli") == "copilot"

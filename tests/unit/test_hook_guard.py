@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from lore import hooklog
+from lore.core import hooklog
 from lore.hooks import guard
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lore.errors import ConfigError, InvalidInput
+from lore.core.errors import ConfigError, InvalidInput
 from lore.installers import claude_code, get
 
 LORE = "/opt/lore/.venv/bin/lore"

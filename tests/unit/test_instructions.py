@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from lore import clients, render
-from lore.instructions import FAMILIES, family_of
-from lore.rows import InstructionSection
+from lore.core import clients, render
+from lore.core.rows import InstructionSection
+from lore.store.instructions import FAMILIES, family_of
 
 
 @pytest.mark.parametrize(

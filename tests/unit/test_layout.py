@@ -10,7 +10,7 @@ from pathlib import Path
 import lore
 
 ROOT = Path(__file__).resolve().parents[2]
-ADAPTERS = {"lore.cli", "lore.mcp", "lore.http", "lore.web", "lore.hooks", "lore.installers"}
+ADAPTERS = {"lore.cli", "lore.mcp", "lore.http", "lore.http.web", "lore.hooks", "lore.installers"}
 
 
 def _core() -> tuple[set[str], set[str]]:

@@ -21,14 +21,14 @@ NOT_AT_START = (
     "numpy",
     "tokenizers",
     "jinja2",
-    "lore.web",
+    "lore.http.web",
     "lore.http",
     "lore.installers",
     "lore.embeddings.static",
     "lore.embeddings.remote",
-    "lore.transfer",
-    "lore.markdown",
-    "lore.instructions",
+    "lore.store.transfer",
+    "lore.store.markdown",
+    "lore.store.instructions",
 )
 # What `lore mcp` imported when this test was written: 787 modules, submodules included; plus room.
 MAX_MODULES = 820

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.rows import fact
 
-from lore import render
+from lore.core import render
 
 
 def test_order_workspace_first_then_no_subject_then_rest_newest_first() -> None:

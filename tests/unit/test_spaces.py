@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from lore.config import Config, SpaceConfig, parse_config
-from lore.errors import AmbiguousSpace, SpaceError
-from lore.spaces import Resolved, resolve
-from lore.workspace import GitInfo
+from lore.core.config import Config, SpaceConfig, parse_config
+from lore.core.errors import AmbiguousSpace, SpaceError
+from lore.core.spaces import Resolved, resolve
+from lore.core.workspace import GitInfo
 
 NO_GIT = GitInfo(Path("/nonexistent-top"), Path("/nonexistent-top"))  # a repo with no remotes
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from support.rows import fact
 
-from lore.errors import InvalidInput
-from lore.rows import Fact
-from lore.timeline import When, believed_at, parse_time, valid_at, visible
+from lore.core.errors import InvalidInput
+from lore.core.rows import Fact
+from lore.core.timeline import When, believed_at, parse_time, valid_at, visible
 
 
 def d(day: int) -> datetime:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lore import validate
-from lore.errors import InvalidInput
+from lore.core import validate
+from lore.core.errors import InvalidInput
 from lore.mcp.schema import compact
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.workspace import (
+from lore.core.workspace import (
     GitInfo,
     WorkspaceSignal,
     choose_workspace,

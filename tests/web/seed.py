@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from lore import facts, graph, messages, notes, tasks, userconfig
-from lore.session import Origin
+from lore.core.session import Origin
+from lore.store import facts, graph, messages, notes, tasks, userconfig
 
 
 @dataclass(frozen=True)

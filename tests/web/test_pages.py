@@ -178,8 +178,8 @@ def test_readme_screenshot(team: Team, conn: psycopg.Connection, web: Watched) -
 
     from support.lorehttp import push
 
-    from lore import facts
-    from lore.session import Origin
+    from lore.core.session import Origin
+    from lore.store import facts
 
     push(conn, "alice", README_CONFIG, home="/home/alice")
     ws = "/home/alice/codes/acme-api"
@@ -252,8 +252,8 @@ def test_edit_link_and_forget_a_note(team: Team, conn: psycopg.Connection, web: 
 def test_facts_opens_on_the_space_written_to_last(team: Team, conn: psycopg.Connection, web: Watched) -> None:
     """No `?space=`: Facts shows the space the person's agents wrote to most recently (here `home`,
     not the default `work`), and the header says which space it is."""
-    from lore import facts
-    from lore.session import Origin
+    from lore.core.session import Origin
+    from lore.store import facts
 
     seed(conn, "alice", str(team.project))
     facts.remember(conn, Origin("alice/home", "codex", str(team.project / "home")), "The laptop runs NixOS")

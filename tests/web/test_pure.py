@@ -9,9 +9,9 @@ from typing import cast
 import anyio
 from starlette.requests import Request
 
-from lore import auth
+from lore.http.web import app, sessions, svg
 from lore.mcp.server import AppState
-from lore.web import app, sessions, svg
+from lore.store import auth
 
 T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
 EVIL = '<script>alert(1)</script>"&'

@@ -9,8 +9,8 @@ import httpx2
 import psycopg
 from playwright.sync_api import expect
 
-from lore import auth, notes
-from lore.session import Origin
+from lore.core.session import Origin
+from lore.store import auth, notes
 
 from .conftest import Team, Watched, sign_in
 from .seed import seed

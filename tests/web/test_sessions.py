@@ -6,7 +6,8 @@ from __future__ import annotations
 import psycopg
 from playwright.sync_api import expect
 
-from lore import capture, handoffs
+from lore.core import capture
+from lore.store import handoffs
 
 from .conftest import Team, Watched, sign_in
 

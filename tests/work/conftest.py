@@ -15,9 +15,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore.config import Config, load_config
+from lore.core.config import Config, load_config
+from lore.core.session import Origin
 from lore.db import embedded, migrate
-from lore.session import Origin
 
 
 @pytest.fixture(autouse=True)

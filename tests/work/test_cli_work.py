@@ -10,7 +10,7 @@ import time
 import psycopg
 from support import cli
 
-from lore import messages
+from lore.store import messages
 
 from .conftest import Spaces
 

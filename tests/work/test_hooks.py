@@ -12,7 +12,8 @@ from typing import Any
 import psycopg
 from unit.test_hook_imports import HEAVY
 
-from lore import facts, inbox, messages, tasks
+from lore.core import inbox
+from lore.store import facts, messages, tasks
 
 from .conftest import Spaces
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from support.rows import message, task
 
-from lore import inbox
-from lore.config import parse_config
-from lore.errors import InvalidInput, NotFound, Refused
+from lore.core import inbox
+from lore.core.config import parse_config
+from lore.core.errors import InvalidInput, NotFound, Refused
 
 CONFIG = parse_config(
     """

@@ -15,11 +15,11 @@ import anyio
 import psycopg
 import pytest
 
-from lore import messages
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.session import Origin
 from lore.db import embedded
-from lore.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, RECONNECTED, Listener
-from lore.session import Origin
+from lore.store import messages
+from lore.store.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, RECONNECTED, Listener
 
 from .conftest import Spaces, write_config
 
@@ -65,7 +65,7 @@ async def test_a_committed_message_wakes_the_listener(spaces: Spaces, db_url: st
         assert events[0].payload == {"id": num, "to_space": "alpha", "from_space": "beta", "reply_to": None}
         # tasks arriving in an inbox notify their own channel
         with psycopg.connect(db_url) as c:
-            from lore import tasks
+            from lore.store import tasks
 
             task = tasks.file(c, spaces.config, spaces.origin("beta"), "alpha", "t", "b")
         events = await listener.wait(5)
@@ -173,7 +173,7 @@ def test_lore_listen_prints_arrivals_and_survives_a_restart(
         assert "message m_2 from beta (test): first message" in out.next()
         cfg = load_config(proc_env)
         with psycopg.connect(url) as c:
-            from lore import tasks
+            from lore.store import tasks
 
             tasks.file(c, cfg, Origin("beta", "codex", str(dirs["beta"])), "alpha", "Fix CI", "red")
         assert "task n_1 [inbox] from beta: Fix CI — red" in out.next()

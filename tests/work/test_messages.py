@@ -8,9 +8,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lore import messages
-from lore.config import parse_config
-from lore.errors import InvalidInput, NotFound, Refused
+from lore.core.config import parse_config
+from lore.core.errors import InvalidInput, NotFound, Refused
+from lore.store import messages
 
 from .conftest import Spaces
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from lore import inbox, notes, tasks
-from lore.errors import NotFound, Refused
+from lore.core import inbox
+from lore.core.errors import NotFound, Refused
+from lore.store import notes, tasks
 
 from .conftest import Spaces
 

@@ -15,8 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from lore.config import config_path, parse_config
-from lore.errors import ConfigError, InvalidInput, LoreError, Refused
+from lore.core.config import config_path, parse_config
+from lore.core.errors import ConfigError, InvalidInput, LoreError, Refused
 
 
 def push(file: str | None, user: str | None) -> int:
@@ -30,8 +30,8 @@ def push(file: str | None, user: str | None) -> int:
     config = parse_config(text, path)
     home = os.environ.get("HOME") or str(Path.home())
     if user:
-        from lore import userconfig
         from lore.cli.token import database
+        from lore.store import userconfig
 
         with database() as conn:
             pushed = userconfig.push(conn, user, text, home)

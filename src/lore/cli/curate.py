@@ -10,13 +10,14 @@ from pathlib import Path
 
 import psycopg
 
-from lore import facts, notes, validate
-from lore.config import load_config
+from lore.core import validate
+from lore.core.config import load_config
+from lore.core.errors import InvalidInput
+from lore.core.session import SessionContext, build
+from lore.core.timeline import parse_time
+from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect, migrate
-from lore.errors import InvalidInput
-from lore.session import SessionContext, build
-from lore.timeline import parse_time
-from lore.workspace import WorkspaceSignal, choose_workspace
+from lore.store import facts, notes
 
 SOURCE = "cli"
 

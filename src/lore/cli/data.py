@@ -15,11 +15,11 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from lore import markdown, purge, transfer
 from lore.cli.curate import session_and_connection
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.errors import ConfigError, InvalidInput, Refused
 from lore.db import connect, migrate
-from lore.errors import ConfigError, InvalidInput, Refused
+from lore.store import markdown, purge, transfer
 
 
 def _url() -> str:
@@ -129,7 +129,7 @@ def _listed(outcome: markdown.Outcome, skipped: list[tuple[Path, str]], why_skip
 
 
 def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
-    from lore import instructions
+    from lore.store import instructions
 
     with session_and_connection(workspace) as (session, conn):
         root = Path(session.root)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.errors import ConfigError
+from lore.core.redact import redact
 from lore.db import connect, embedded
-from lore.errors import ConfigError
-from lore.redact import redact
 
 
 def _external_url() -> str | None:

@@ -23,7 +23,7 @@ def lore_executable() -> str:
 def _check_server(server: str, installer: installers.Installer) -> None:
     from urllib.parse import urlsplit
 
-    from lore.errors import InvalidInput
+    from lore.core.errors import InvalidInput
 
     parts = urlsplit(server)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -42,7 +42,7 @@ def _check_server(server: str, installer: installers.Installer) -> None:
 
 def project_root(cwd: Path) -> Path:
     """`--project`: the checkout that holds `cwd` (its git top-level), else `cwd` itself."""
-    from lore.workspace import git_info
+    from lore.core.workspace import git_info
 
     info = git_info(cwd)
     return info.toplevel if info is not None else Path(os.path.abspath(cwd))

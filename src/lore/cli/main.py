@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lore.errors import LoreError
+from lore.core.errors import LoreError
 
 if TYPE_CHECKING:
     import argparse

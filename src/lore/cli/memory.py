@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lore import facts as fact_store
-from lore import handoffs, render, validate
-from lore.config import load_config
+from lore.core import render, validate
+from lore.core.config import load_config
+from lore.core.session import build
+from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect, migrate
-from lore.session import build
-from lore.workspace import WorkspaceSignal, choose_workspace
+from lore.store import facts as fact_store
+from lore.store import handoffs
 
 
 def _signal(workspace: str | None) -> WorkspaceSignal:

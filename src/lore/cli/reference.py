@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from lore import clients
+from lore.core import clients
 
 # Words a positional or an option takes that its parser does not list as `choices` (an unknown
 # client gets lore's own error, which names the known ones, rather than argparse's).

@@ -8,12 +8,12 @@ import os
 import sys
 import time
 
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.errors import LoreError
+from lore.core.render import counted
 from lore.db import connect, migrate
-from lore.embed_worker import reindex as embed_all
 from lore.embeddings.runner import Runner
-from lore.errors import LoreError
-from lore.render import counted
+from lore.store.embed_worker import reindex as embed_all
 
 
 def bar(done: int, total: int, started: float, width: int = 30) -> str:
@@ -31,7 +31,7 @@ def run(*, everything: bool = False) -> int:
         settings = config.embedder
         url = config.database_url
     except LoreError:  # no config: embed with the defaults into the default database
-        from lore.config import EmbedderSettings
+        from lore.core.config import EmbedderSettings
 
         settings, url = EmbedderSettings(), None
     runner = Runner(os.environ, settings)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from lore.errors import InvalidInput, Refused
+from lore.core.errors import InvalidInput, Refused
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -198,7 +198,7 @@ def quickstart(port: int | None = None) -> int:
     # The port first: a taken one is said before the database is started for nothing.
     sock = listen("127.0.0.1", port, "use `lore run --port {port}` (or LORE_PORT={port})")
     try:
-        from lore.config import config_path
+        from lore.core.config import config_path
         from lore.db import connect, migrate
 
         path = config_path(os.environ)
@@ -206,7 +206,7 @@ def quickstart(port: int | None = None) -> int:
             from lore.cli.setup import write_starter
 
             write_starter(path)
-        from lore.config import load_config
+        from lore.core.config import load_config
 
         config = load_config()
         target = connect.target(config.database_url)

@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from lore.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
-from lore.errors import LoreError
-from lore.render import counted
+from lore.core.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
+from lore.core.errors import LoreError
+from lore.core.render import counted
 
 
 def write_starter(path: Path) -> None:
@@ -38,8 +38,8 @@ def init() -> int:
 
 
 def which(directory: str | None) -> int:
-    from lore.session import build
-    from lore.workspace import WorkspaceSignal
+    from lore.core.session import build
+    from lore.core.workspace import WorkspaceSignal
 
     config = load_config()
     target = Path(directory or os.getcwd()).expanduser()
@@ -155,7 +155,7 @@ def _check_embedder(config: Config | None, lines: list[tuple[str, str]]) -> None
     """The configured embedder makes a vector now, or the line says why search is keyword only."""
     import time
 
-    from lore.config import EmbedderSettings
+    from lore.core.config import EmbedderSettings
     from lore.embeddings import chosen_name, files
     from lore.embeddings.runner import Runner
 
@@ -213,9 +213,9 @@ def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
 
 
 def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str]]) -> None:
-    from lore import overview
-    from lore.session import build
-    from lore.workspace import WorkspaceSignal
+    from lore.core.session import build
+    from lore.core.workspace import WorkspaceSignal
+    from lore.store import overview
 
     for seen in overview.workspaces_seen(conn, None, limit=10):
         workspace = seen.workspace
@@ -230,7 +230,7 @@ def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str
 
 def _check_hook_log(lines: list[tuple[str, str]]) -> None:
     """When the session-start hook last worked, per client, and its latest failures."""
-    from lore import hooklog as log
+    from lore.core import hooklog as log
 
     entries = log.entries()
     if not entries:
@@ -265,7 +265,7 @@ def _check_clients(lines: list[tuple[str, str]]) -> None:
 
 
 def _check_signal(lines: list[tuple[str, str]]) -> None:
-    from lore.workspace import is_unhelpful
+    from lore.core.workspace import is_unhelpful
 
     cwd = Path(os.getcwd())
     if is_unhelpful(cwd):

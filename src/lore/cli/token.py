@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from lore import auth
-from lore.config import load_config
+from lore.core.config import load_config
+from lore.core.errors import ConfigError, InvalidInput
 from lore.db import connect, migrate
-from lore.errors import ConfigError, InvalidInput
+from lore.store import auth
 
 
 def database() -> psycopg.Connection:

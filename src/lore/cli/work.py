@@ -14,13 +14,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from lore import inbox, messages, tasks, validate
-from lore.config import Config, load_config
+from lore.core import inbox, validate
+from lore.core.config import Config, load_config
+from lore.core.errors import ConnectionLost, InvalidInput
+from lore.core.session import SessionContext, build
+from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect, migrate
-from lore.errors import ConnectionLost, InvalidInput
-from lore.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener
-from lore.session import SessionContext, build
-from lore.workspace import WorkspaceSignal, choose_workspace
+from lore.store import messages, tasks
+from lore.store.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener
 
 SOURCE = "cli"
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import psycopg
 
+from lore.core.errors import Conflict, DatabaseError
+from lore.core.redact import redact
 from lore.db import embedded, migrate
-from lore.errors import Conflict, DatabaseError
-from lore.redact import redact
 
 # Transactions PostgreSQL rolls back whole when two writers collide: safe to run again.
 ROLLED_BACK = (

@@ -45,8 +45,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from lore.errors import DatabaseError
-from lore.paths import data_dir
+from lore.core.errors import DatabaseError
+from lore.core.paths import data_dir
 
 DB_NAME = "lore"
 DB_USER = "postgres"

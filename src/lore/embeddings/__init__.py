@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from lore.config import EmbedderSettings
-from lore.errors import ConfigError, EmbedderError
+from lore.core.config import EmbedderSettings
+from lore.core.errors import ConfigError, EmbedderError
 
 __all__ = ["DEFAULT", "REGISTRY", "Embedder", "EmbedderError", "EmbedderSettings", "chosen_name", "load"]
 

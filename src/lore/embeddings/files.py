@@ -33,7 +33,7 @@ MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014
 
 
 def candidates(env: Mapping[str, str]) -> list[Path]:
-    from lore.paths import data_dir
+    from lore.core.paths import data_dir
 
     explicit = env.get("LORE_MODELS_DIR")
     found = [Path(explicit)] if explicit else []

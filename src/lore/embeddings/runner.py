@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from lore.config import EmbedderSettings
+from lore.core.config import EmbedderSettings
 from lore.embeddings import Embedder, EmbedderError, load, min_similarity
 
 log = logging.getLogger("lore.embeddings")

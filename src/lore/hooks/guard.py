@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Mapping
 from types import FrameType
 
-from lore import hooklog as log
-from lore.errors import HookFailure, LoreError
+from lore.core import hooklog as log
+from lore.core.errors import HookFailure, LoreError
 
 # Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
 DEFAULT_DEADLINE = 0.9

@@ -21,16 +21,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lore import clients, inbox
-from lore import hooklog as log
-from lore.config import load_config
-from lore.db import embedded
-from lore.errors import HookFailure
-from lore.hooks import guard, store
-from lore.paths import data_dir
-from lore.rows import Message, Task, from_json
-from lore.session import build
-from lore.workspace import WorkspaceSignal
+from lore.core import clients, inbox
+from lore.core import hooklog as log
+from lore.core.config import load_config
+from lore.core.errors import HookFailure
+from lore.core.paths import data_dir
+from lore.core.rows import Message, Task, from_json
+from lore.core.session import build
+from lore.core.workspace import WorkspaceSignal
+from lore.db import embedded, snapshot
+from lore.hooks import guard
 
 STATE_TTL = 14 * 24 * 3600  # state files of sessions idle this long are removed
 EVENT = "prompt"
@@ -113,7 +113,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         "after_task": str(seen.get("task", 0)),
         "max_items": str(inbox.PROMPT_MAX_ITEMS),
     }
-    found = store.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
+    found = snapshot.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
     shown_messages = [from_json(Message, m) for m in found["messages"]]
     shown_tasks = [from_json(Task, t) for t in found["tasks"]]
     if "last_message" in found:

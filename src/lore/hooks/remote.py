@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
-from lore.errors import RemoteError
+from lore.core.errors import RemoteError
 
 
 @dataclass(frozen=True)

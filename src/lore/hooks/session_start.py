@@ -12,15 +12,15 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lore import clients, inbox, render
-from lore import hooklog as log
-from lore.config import load_config
-from lore.db import embedded
-from lore.errors import HookFailure, RemoteError
-from lore.hooks import guard, store
-from lore.redact import redact
-from lore.session import build
-from lore.workspace import WorkspaceSignal
+from lore.core import clients, inbox, render
+from lore.core import hooklog as log
+from lore.core.config import load_config
+from lore.core.errors import HookFailure, RemoteError
+from lore.core.redact import redact
+from lore.core.session import build
+from lore.core.workspace import WorkspaceSignal
+from lore.db import embedded, snapshot
+from lore.hooks import guard
 
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
@@ -53,7 +53,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
             "from the next session (`lore db start` at login avoids this)"
         )
     remaining = guard.remaining(started, env)
-    snapshot = store.read(
+    snap = snapshot.read(
         url,
         session.readable,
         session.workspace_name,
@@ -65,14 +65,14 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     )
     budget = render.clamp_budget(config.session_start_max_chars, client_name)
     out = render.session_start(
-        snapshot.facts,
+        snap.facts,
         space=session.space,
         workspace_name=session.workspace_name,
         max_chars=budget,
-        total=snapshot.total,
-        status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
-        last=snapshot.last,
-        instructions=snapshot.instructions,
+        total=snap.total,
+        status_line=inbox.status_line(snap.inbox, snap.unread),
+        last=snap.last,
+        instructions=snap.instructions,
     )
     elapsed = int((time.monotonic() - started) * 1000)
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""

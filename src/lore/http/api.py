@@ -39,13 +39,14 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore import clients, facts, handoffs, inbox, instructions, overview, render, userconfig, validate
-from lore import request_guard as guard
-from lore.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
-from lore.request_guard import foreign_origin
-from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
-from lore.session import SessionContext
-from lore.timeline import When, parse_time
+from lore.core import clients, inbox, render, validate
+from lore.core.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
+from lore.core.session import SessionContext
+from lore.core.timeline import When, parse_time
+from lore.http import guard
+from lore.http.guard import foreign_origin
+from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
+from lore.store import facts, handoffs, instructions, overview, userconfig
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 512 * 1024

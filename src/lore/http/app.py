@@ -14,13 +14,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from lore.accounts import Accounts
+from lore.core.errors import LoreError
 from lore.db import migrate
-from lore.errors import LoreError
 from lore.http import api
 from lore.http.limits import RegistrationGuard, UserLimits
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
 from lore.mcp.server import AppState, LoreServer, create_server
+from lore.store.accounts import Accounts
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def build(state: AppState, options: Options) -> Starlette:
     if options.sign_in:  # one user cannot take the server's sessions or requests from the others
         _limit_users(app, server, state.env)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
-    from lore.web.app import mount
+    from lore.http.web.app import mount
 
     app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
     return app

@@ -30,9 +30,9 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from lore import auth, oauth_store
 from lore.http.signin import SCOPE, LoreAccessToken, access_token
-from lore.runtime import Runtime
+from lore.service.runtime import Runtime
+from lore.store import auth, oauth_store
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)

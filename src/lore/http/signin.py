@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from mcp.server.auth.provider import AccessToken
 
-from lore import auth
-from lore.runtime import Runtime
+from lore.service.runtime import Runtime
+from lore.store import auth
 
 SCOPE = "lore"
 

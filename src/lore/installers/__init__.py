@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lore.errors import InvalidInput, LoreError
+from lore.core.errors import InvalidInput, LoreError
 from lore.installers.files import Edits
 
 __all__ = ["Change", "Check", "Edits", "Installer", "Scope", "doctor", "get", "names", "registry", "scope"]
@@ -98,7 +98,7 @@ def scope(
 def doctor(cwd: Path, env: Mapping[str, str] | None = None) -> list[Check]:
     """What `lore doctor` says about every client lore is installed into: the user's files, and
     the files of the repository `cwd` is in."""
-    from lore.workspace import git_info
+    from lore.core.workspace import git_info
 
     user = scope(None, env)
     info = git_info(cwd)

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 from lore.installers import Change, Check, Edits, Installer, Scope, checks, shared
 from lore.installers.client import Client
 from lore.installers.scripts import ScriptFile

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 from lore.installers import Check, Scope, checks, shared
 from lore.installers.client import Client
 from lore.installers.hookfiles import Entries, Hook, HookFile

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 from lore.installers import Check, Edits, Scope, checks, shared
 from lore.installers.client import Client
 from lore.installers.hookfiles import Entries, Hook, HookFile

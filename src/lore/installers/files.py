@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 
 
 @dataclass

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 from lore.installers import Edits, Scope, checks
 from lore.installers.client import Client
 from lore.installers.scripts import ScriptFile

@@ -38,7 +38,7 @@ def table(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     """`data[key]` as a dict (created when missing); refuses anything else."""
     value = data.setdefault(key, {})
     if not isinstance(value, dict):
-        from lore.errors import ConfigError
+        from lore.core.errors import ConfigError
 
         raise ConfigError(
             f"{path}: {key!r} is not a JSON object, so lore cannot add itself to it.",
@@ -101,7 +101,7 @@ def last_run(
     client: str, never_hint: str, env: Mapping[str, str] | None = None, event: str = "session-start"
 ) -> Check:
     """When the `event` hook (session-start, session-end) of `client` last ran, from the hook log."""
-    from lore import hooklog as log
+    from lore.core import hooklog as log
 
     mine = [e for e in log.entries(env) if e.client == client and e.event == event]
     what = "hook" if event == "session-start" else f"{event} hook"

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConfigError
+from lore.core.errors import ConfigError
 
 Key = tuple[str, ...]
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")

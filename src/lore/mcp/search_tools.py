@@ -1,7 +1,7 @@
 """Retrieval tools: `search_notes` (one of the six core tools, registered in their order by
 lore.mcp.tools), then `link_notes` and `mark_irrelevant`.
 
-The search itself (both halves at once, fusion, the similarity floor) is lore.retrieve.find,
+The search itself (both halves at once, fusion, the similarity floor) is lore.retrieval.find,
 which the web UI calls too.
 """
 
@@ -14,8 +14,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from lore import graph, ids, retrieve, search, validate
+from lore.core import ids, validate
 from lore.mcp.server import AppState, result
+from lore.service import retrieval
+from lore.store import graph, search
 
 
 def _line(hit: search.Hit) -> str:
@@ -44,7 +46,7 @@ def register_search(server: MCPServer[AppState], state: AppState) -> None:
         labels = validate.tags(tags) or None
         count = validate.limit(limit, "limit", 1, 20)
         session = await state.session(ctx)
-        hits = await retrieve.find(
+        hits = await retrieval.find(
             state, session.readable, q, session_space=session.space, kinds=ks, tags=labels, limit=count
         )
         if not hits:
@@ -90,7 +92,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         q = validate.text(query, "query", max_chars=1000)
         assert q is not None
         session = await state.session(ctx)
-        vector, model = await retrieve.query_vector(state, q)
+        vector, model = await retrieval.query_vector(state, q)
         await state.run(
             lambda c: search.mark_irrelevant(
                 c, session.origin, session.readable, lineage, q, vector=vector, model=model

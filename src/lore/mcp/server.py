@@ -27,14 +27,16 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
-from lore import __version__, client_names, retrieve
-from lore.clients import canonical
-from lore.config import Config
-from lore.errors import ConfigError, LoreError
-from lore.replies import Replies
-from lore.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
-from lore.session import SessionContext
-from lore.workspace import WorkspaceSignal, choose_workspace, usable
+from lore import __version__
+from lore.core.clients import canonical
+from lore.core.config import Config
+from lore.core.errors import ConfigError, LoreError
+from lore.core.session import SessionContext
+from lore.core.workspace import WorkspaceSignal, choose_workspace, usable
+from lore.service import retrieval
+from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
+from lore.store import client_names
+from lore.store.replies import Replies
 
 log = logging.getLogger("lore.mcp")
 INSTRUCTIONS = (
@@ -283,7 +285,7 @@ def create_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> Any:
         state.warm()
-        retrieve.start(state)  # background embedding; loads no model until a row needs one
+        retrieval.start(state)  # background embedding; loads no model until a row needs one
         try:
             async with anyio.create_task_group() as group:
                 state.replies.attach(group)  # the reply listener runs here, started on first wait

@@ -10,11 +10,13 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 
-from lore import facts, notes, render, retrieve, validate
+from lore.core import render, validate
+from lore.core.session import SessionContext
+from lore.core.timeline import When, parse_time
 from lore.mcp import search_tools
 from lore.mcp.server import AppState, result
-from lore.session import SessionContext
-from lore.timeline import When, parse_time
+from lore.service import retrieval
+from lore.store import facts, notes
 
 
 def register(server: MCPServer[AppState], state: AppState) -> None:
@@ -64,7 +66,7 @@ def register(server: MCPServer[AppState], state: AppState) -> None:
         note = await state.run(
             lambda c: notes.remember(c, session.origin, text, kind=k, title=head, tags=labels)
         )
-        retrieve.poke(state)  # embedded in the background, never waited for
+        retrieval.poke(state)  # embedded in the background, never waited for
         return result(
             f"Remembered {note.id} ({note.kind}) in space {note.space}.",
             {"id": note.id, "kind": note.kind, "space": note.space},

@@ -11,8 +11,9 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 
-from lore import inbox, messages, tasks, validate
+from lore.core import inbox, validate
 from lore.mcp.server import AppState, result
+from lore.store import messages, tasks
 
 
 def _session_key(state: AppState, ctx: Context[AppState, Any]) -> str | None:

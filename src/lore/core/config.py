@@ -1,0 +1,428 @@
+"""The config file: find it, parse it, validate it, freeze it (docs/design.md, Spaces).
+
+Light on purpose (stdlib + platformdirs): the session-start hook imports it. Every error names the
+file, the line where it can be found, and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lore.core.errors import ConfigError
+
+DEFAULT_MAX_CHARS = 8000
+MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
+DEFAULT_HANDOFF_HOURS = 168  # a handoff older than a week no longer leads the session start
+MAX_HANDOFF_HOURS = 8760
+_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_KNOWN = {
+    "": ("default_space", "space", "database", "session_start", "embedder"),
+    "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
+    "database": ("url",),
+    "session_start": ("max_chars", "handoff_max_age_hours"),
+    "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
+}
+_HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+STARTER_CONFIG = """\
+# lore configuration: which space (memory partition) each workspace belongs to.
+# `lore which [DIR]` explains the choice for a directory; `lore doctor` checks this file.
+# Resolution order: $LORE_SPACE, then the longest matching path, then a git remote
+# pattern, then default_space. Two spaces matching equally well is an error, never a guess.
+
+# Sessions that match no path or remote use this space. Delete it to make that an error.
+default_space = "personal"
+
+[[space]]
+id    = "personal"
+paths = []                          # e.g. ["~/dotfiles", "~/notes"]
+
+# [[space]]
+# id           = "work"
+# paths        = ["~/codes/acme-*"]     # a trailing * matches by plain string prefix
+# remotes      = ["github.com/acme/*"]  # git remote patterns: survive moves and renames
+# reads_from   = ["personal"]           # work sessions also read personal (one-way)
+# accepts_from = ["personal"]           # who may file tasks/messages into work's inbox
+
+# [database]
+# url = "postgresql://user@host/lore"   # default: the embedded PostgreSQL ($LORE_DATABASE_URL wins)
+
+# [session_start]
+# max_chars = 8000                      # 500..9500: budget of the text injected at session start
+# handoff_max_age_hours = 168           # 0..8760: show the last session's handoff this long (0: never)
+"""
+
+
+@dataclass(frozen=True)
+class SpaceConfig:
+    id: str
+    paths: tuple[str, ...] = ()
+    remotes: tuple[str, ...] = ()
+    reads_from: tuple[str, ...] = ()
+    accepts_from: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EmbedderSettings:
+    """`[embedder]`: which provider (lore.embeddings) and, for `openai`, where and which model."""
+
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    dimensions: int | None = None
+    min_similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None
+    default_space: str | None
+    spaces: tuple[SpaceConfig, ...]
+    database_url: str | None = None
+    session_start_max_chars: int = DEFAULT_MAX_CHARS
+    embedder: EmbedderSettings = EmbedderSettings()
+    handoff_max_age_hours: int = DEFAULT_HANDOFF_HOURS
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.spaces)
+
+    def space(self, id: str) -> SpaceConfig | None:
+        return next((s for s in self.spaces if s.id == id), None)
+
+    def readable_spaces(self, id: str) -> tuple[str, ...]:
+        """The space itself first, then its `reads_from` (one-way, not transitive)."""
+        space = self.space(id)
+        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()))))
+
+
+def config_path(env: Mapping[str, str]) -> Path:
+    """`$LORE_CONFIG`, else `<platform user config dir>/lore/config.toml`."""
+    explicit = env.get("LORE_CONFIG", "").strip()
+    if explicit:
+        return Path(expand_user(explicit, env))
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("lore", appauthor=False)) / "config.toml"
+
+
+def expand_user(path: str, env: Mapping[str, str] | None = None) -> str:
+    """Expand a leading `~` with HOME from `env` when it has one, else the user's home directory."""
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
+        home = (env or {}).get("HOME") or str(Path.home())
+        return home + path[1:]
+    return os.path.expanduser(path)
+
+
+def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) -> Config:
+    path = path if path is not None else config_path(os.environ if env is None else env)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"no lore config file at {path}",
+            "run `lore init` to write a starter config, or point LORE_CONFIG at an existing file",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read the lore config file {path}: {exc}",
+            "make it a readable UTF-8 text file, or run `lore init` after moving it away",
+        ) from None
+    return parse_config(text, path)
+
+
+Signature = tuple[int, int, int, int, int]
+
+
+def file_signature(path: Path) -> Signature | None:
+    """What changes when the file is edited, replaced or moved aside: (mtime_ns, size, inode,
+    device, ctime_ns) from one `os.stat` (through symlinks); None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+class LiveConfig:
+    """The config file as it is now, for long-running processes (`lore serve`, `lore mcp`).
+
+    Each `get()` costs one `os.stat`; the file is read and parsed again only when its signature
+    changed (no polling thread). A file that became invalid (or went missing) raises its ConfigError
+    on every call, never the last good config, until it is fixed. Thread-safe."""
+
+    def __init__(self, env: Mapping[str, str], path: Path | None = None) -> None:
+        self.env = env
+        self.path = path if path is not None else config_path(env)
+        self.loads = 0  # how many times the file was read (tests, logs)
+        self._lock = threading.Lock()
+        self._signature: Signature | None = None
+        self._config: Config | None = None
+        self._error: ConfigError | None = None
+
+    def get(self) -> Config:
+        # Stat before reading: an edit that lands while the file is read changes the signature
+        # again, so the next call reads it once more.
+        signature = file_signature(self.path)
+        with self._lock:
+            if self.loads == 0 or signature != self._signature:
+                self._signature = signature
+                self.loads += 1
+                try:
+                    self._config, self._error = load_config(self.env, self.path), None
+                except ConfigError as exc:
+                    self._config, self._error = None, exc
+            if self._error is not None:  # a fresh copy: re-raising one instance grows its traceback
+                raise ConfigError(self._error.message, self._error.hint)
+            assert self._config is not None
+            return self._config
+
+
+def parse_config(text: str, path: Path) -> Config:
+    text = text.removeprefix("\ufeff")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _toml_error(exc, text, path) from None
+    loc = _Locator(text)
+    _check_keys(data, "", "the top level", loc.region(""), loc, path)
+    raw_spaces = data.get("space", [])
+    if not isinstance(raw_spaces, list):
+        hint = "write each space as a [[space]] table (double brackets)"
+        raise _error(
+            path, loc.key_line(loc.region(""), "space"), "`space` must be a list of [[space]] tables", hint
+        )
+    spaces = [_parse_space(raw, i, loc, path) for i, raw in enumerate(raw_spaces)]
+
+    first: dict[str, int] = {}
+    for i, space in enumerate(spaces):
+        if space.id in first:
+            line = loc.value_line(loc.space_region(i), "id", space.id)
+            before = loc.value_line(loc.space_region(first[space.id]), "id", space.id)
+            what = f"duplicate space id {space.id!r}" + (
+                f" (first defined on line {before})" if before else ""
+            )
+            raise _error(path, line, what, "give each [[space]] its own id, or merge the two tables into one")
+        first[space.id] = i
+    known = ", ".join(first) or "none"
+    for i, space in enumerate(spaces):
+        for key in ("reads_from", "accepts_from"):
+            for ref in getattr(space, key):
+                if ref not in first:
+                    line = loc.value_line(loc.space_region(i), key, ref)
+                    hint = f'use a configured id ({known}) or add a [[space]] with id = "{ref}"'
+                    raise _error(path, line, f"space {space.id!r}: {key} names unknown space {ref!r}", hint)
+    default = data.get("default_space")
+    if default is not None and (not isinstance(default, str) or default not in first):
+        line = loc.key_line(loc.region(""), "default_space")
+        hint = f"set it to a configured id ({known}), or add a [[space]] with that id"
+        raise _error(path, line, f"default_space names unknown space {default!r}", hint)
+
+    url = _table(data, "database", loc, path).get("url")
+    if url is not None and (not isinstance(url, str) or not url.strip()):
+        line = loc.key_line(loc.region("database"), "url")
+        raise _type_error(path, line, "database.url", "a non-empty PostgreSQL URL string")
+    start = _table(data, "session_start", loc, path)
+    max_chars = start.get("max_chars", DEFAULT_MAX_CHARS)
+    if type(max_chars) is not int or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS:
+        line = loc.key_line(loc.region("session_start"), "max_chars")
+        what = f"session_start.max_chars must be an integer from {MIN_MAX_CHARS} to {MAX_MAX_CHARS}"
+        hint = f"set it to e.g. {DEFAULT_MAX_CHARS} (Claude Code drops session-start text above 10,000)"
+        raise _error(path, line, f"{what}, not {max_chars!r}", hint)
+    hours = start.get("handoff_max_age_hours", DEFAULT_HANDOFF_HOURS)
+    if type(hours) is not int or not 0 <= hours <= MAX_HANDOFF_HOURS:
+        line = loc.key_line(loc.region("session_start"), "handoff_max_age_hours")
+        what = f"session_start.handoff_max_age_hours must be an integer from 0 to {MAX_HANDOFF_HOURS}"
+        hint = f"set it to e.g. {DEFAULT_HANDOFF_HOURS} (a week), or 0 to never show the last session"
+        raise _error(path, line, f"{what}, not {hours!r}", hint)
+    embedder = _embedder(data, loc, path)
+    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours)
+
+
+def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:
+    table = _table(data, "embedder", loc, path)
+    region = loc.region("embedder")
+    for key in ("name", "model", "base_url", "api_key_env"):
+        if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+            raise _type_error(path, loc.key_line(region, key), f"embedder.{key}", "a non-empty string")
+    dims = table.get("dimensions")
+    if dims is not None and (type(dims) is not int or dims < 1):
+        line = loc.key_line(region, "dimensions")
+        raise _type_error(path, line, "embedder.dimensions", "a positive integer")
+    floor = table.get("min_similarity")
+    if floor is not None and (type(floor) not in (int, float) or not 0 <= floor < 1):
+        line = loc.key_line(region, "min_similarity")
+        raise _type_error(path, line, "embedder.min_similarity", "a number from 0 to 1 (e.g. 0.3)")
+    return EmbedderSettings(
+        table.get("name"),
+        table.get("model"),
+        table.get("base_url"),
+        table.get("api_key_env"),
+        dims,
+        None if floor is None else float(floor),
+    )
+
+
+def unreachable_spaces(config: Config) -> list[str]:
+    """Spaces no path, remote, default_space or another reachable space's reads_from can reach."""
+    sessions = {s.id for s in config.spaces if s.paths or s.remotes} | {config.default_space}
+    readable = set(sessions)
+    for space in config.spaces:
+        if space.id in sessions:
+            readable.update(space.reads_from)
+    return [s.id for s in config.spaces if s.id not in readable]
+
+
+def stale_paths(config: Config, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """(space id, configured path) for each configured path that no directory on disk matches."""
+    stale = []
+    for space in config.spaces:
+        for pattern in space.paths:
+            full = expand_user(pattern, env)
+            if full.endswith("*"):
+                parent, stem = os.path.split(full[:-1])
+                try:
+                    with os.scandir(parent or os.sep) as entries:
+                        alive = any(e.name.startswith(stem) and e.is_dir() for e in entries)
+                except OSError:
+                    alive = False
+            else:
+                alive = os.path.isdir(full)
+            if not alive:
+                stale.append((space.id, pattern))
+    return stale
+
+
+# --- validation helpers -------------------------------------------------------------------------
+
+
+def _parse_space(raw: Any, index: int, loc: _Locator, path: Path) -> SpaceConfig:
+    region = loc.space_region(index)
+    label = f"[[space]] #{index + 1}"
+    if not isinstance(raw, dict):
+        raise _error(
+            path, region and region[0], f"{label} must be a table", "write it as [[space]] with an id"
+        )
+    _check_keys(raw, "space", label, region, loc, path)
+    space_id = raw.get("id")
+    if not isinstance(space_id, str) or not _ID_RE.fullmatch(space_id):
+        line = loc.key_line(region, "id") or (region and region[0])
+        what = f"{label} has {'no id' if space_id is None else f'the invalid id {space_id!r}'}"
+        hint = 'give it an id of 1-64 letters, digits, "_", "." or "-", such as id = "work"'
+        raise _error(path, line, what, hint)
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("paths", "remotes", "reads_from", "accepts_from"):
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            line = loc.key_line(region, key)
+            raise _type_error(path, line, f"space {space_id!r}: {key}", "a list of non-empty strings")
+        lists[key] = tuple(dict.fromkeys(v.strip() for v in value))
+    for pattern in lists["paths"]:
+        line = loc.value_line(region, "paths", pattern)
+        if not (pattern.startswith("~") or os.path.isabs(pattern)):
+            hint = f'write it as an absolute path or start it with ~ (e.g. "~/{pattern}")'
+            raise _error(path, line, f"space {space_id!r}: path {pattern!r} is relative", hint)
+        if "*" in pattern[:-1]:
+            hint = 'only a trailing * is supported (e.g. "~/codes/acme-*"): list the directories instead'
+            raise _error(path, line, f"space {space_id!r}: path {pattern!r} has a * before its end", hint)
+    return SpaceConfig(space_id, lists["paths"], lists["remotes"], lists["reads_from"], lists["accepts_from"])
+
+
+def _table(data: dict[str, Any], name: str, loc: _Locator, path: Path) -> dict[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, dict):
+        raise _type_error(path, loc.key_line(loc.region(""), name), name, f"a [{name}] table")
+    _check_keys(value, name, f"[{name}]", loc.region(name), loc, path)
+    return value
+
+
+def _check_keys(
+    table: dict[str, Any], kind: str, label: str, region: tuple[int, int] | None, loc: _Locator, path: Path
+) -> None:
+    known = _KNOWN[kind]
+    for key in table:
+        if key not in known:
+            line = loc.key_line(region, key) or loc.header(f"{kind}.{key}" if kind else key)
+            hint = f"fix the spelling or remove it; the known keys there are: {', '.join(known)}"
+            raise _error(path, line, f"unknown key {key!r} in {label}", hint)
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError, text: str, path: Path) -> ConfigError:
+    message = str(exc)
+    found = re.search(r"\(at line (\d+), column \d+\)", message)
+    line = int(found.group(1)) if found else None
+    what = re.sub(r"\s*\(at line \d+, column \d+\)", "", message).replace(
+        "(at end of document)", "at the end"
+    )
+    lines = text.splitlines()
+    shown = f": {lines[line - 1].strip()}" if line and line <= len(lines) and lines[line - 1].strip() else ""
+    where = f" on line {line}" if line else " (look for an unclosed [, { or quote)"
+    hint = f"fix the syntax{where} (https://toml.io), or move the file away and run `lore init`"
+    return _error(path, line, f"invalid TOML: {what}{shown}", hint)
+
+
+def _type_error(path: Path, line: int | None, what: str, expected: str) -> ConfigError:
+    return _error(path, line, f"{what} must be {expected}", f"change it to {expected}")
+
+
+def _error(path: Path, line: int | None, what: str, hint: str) -> ConfigError:
+    return ConfigError(f"{path}:{line}: {what}" if line else f"{path}: {what}", hint)
+
+
+class _Locator:
+    """Best-effort line numbers for keys and values (tomllib does not report them)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.headers: list[tuple[int, str, bool]] = []  # (1-based line, table name, is [[array]])
+        for number, line in enumerate(self.lines, 1):
+            if m := _HEADER_RE.match(line):
+                self.headers.append(
+                    (number, m.group(2).replace('"', "").replace(" ", ""), m.group(1) == "[[")
+                )
+
+    def _end(self, line: int) -> int:
+        return next((n for n, _, _ in self.headers if n > line), len(self.lines) + 1)
+
+    def region(self, table: str) -> tuple[int, int] | None:
+        """Lines [start, end) of a plain table; "" is the top level before the first header."""
+        if not table:
+            return 1, self.headers[0][0] if self.headers else len(self.lines) + 1
+        line = self.header(table)
+        return (line, self._end(line)) if line else None
+
+    def space_region(self, index: int) -> tuple[int, int] | None:
+        starts = [n for n, name, array in self.headers if array and name == "space"]
+        return (starts[index], self._end(starts[index])) if index < len(starts) else None
+
+    def header(self, table: str) -> int | None:
+        return next((n for n, name, _ in self.headers if name == table), None)
+
+    def key_line(self, region: tuple[int, int] | None, key: str) -> int | None:
+        """The line of `key = ...` in the region; without one, a dotted `table.key = ...` anywhere."""
+        name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\")\s*="
+        if region is None:
+            return self._search((1, len(self.lines) + 1), re.compile(rf"^\s*[\w.\"-]*\.\s*{name}"))
+        return self._search(region, re.compile(rf"^\s*{name}"))
+
+    def value_line(self, region: tuple[int, int] | None, key: str, value: str) -> int | None:
+        """The line of `value` (quoted) at or after `key`'s line in the region, else the key's line."""
+        start = self.key_line(region, key)
+        if start is None or region is None:
+            return start
+        quoted = re.compile(rf"[\"']{re.escape(value)}[\"']")
+        return self._search((start, region[1]), quoted) or start
+
+    def _search(self, region: tuple[int, int] | None, pattern: re.Pattern[str]) -> int | None:
+        if region is None:
+            return None
+        start, end = region
+        return next((n for n in range(start, end) if pattern.search(self.lines[n - 1])), None)

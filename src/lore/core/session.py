@@ -1,0 +1,86 @@
+"""A session's point of view: which workspace, which space (and why), what it may read, who writes.
+
+Built once per agent session from signals the client gives (never from the model): the same
+`spaces.resolve` serves the MCP server, the hook, the CLI and the HTTP server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lore.core.config import Config
+from lore.core.spaces import Resolved, resolve
+from lore.core.workspace import GitInfo, WorkspaceSignal, git_info, workspace_name
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a write comes from: the session space, the client, the workspace path."""
+
+    space: str
+    source: str
+    workspace: str | None
+    client_name: str | None = None  # what the agent called itself in MCP's initialize (audit)
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    signal: WorkspaceSignal
+    resolved: Resolved
+    readable: tuple[str, ...]
+    workspace_name: str
+    source: str
+    root: Path  # "here" for handoffs: the git top-level (a worktree's own), else the directory
+    client_name: str | None = None  # MCP sessions: the clientInfo.name that `source` was made from
+
+    @property
+    def space(self) -> str:
+        return self.resolved.space
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.resolved.space, self.source, str(self.signal.path), self.client_name)
+
+    def describe(self) -> str:
+        reads = [s for s in self.readable if s != self.space]
+        also = f"; also reads {', '.join(reads)}" if reads else ""
+        return (
+            f"workspace {self.signal.path} (from {self.signal.source}) -> space {self.space} "
+            f"({self.resolved.reason}){also}"
+        )
+
+
+def build(
+    signal: WorkspaceSignal,
+    config: Config,
+    env: Mapping[str, str],
+    source: str,
+    *,
+    lexical: bool = False,
+    remotes: Sequence[str] = (),
+) -> SessionContext:
+    """Resolve the space for a workspace signal; raises SpaceError/AmbiguousSpace with the fix.
+
+    `lexical` (sign-in mode: the path names a directory on the user's machine, not the server's):
+    paths are compared as written, nothing on this machine's disk is looked at (no symlinks
+    resolved, no `.git` read), and the remote rule sees only the `remotes` the client named."""
+    path = Path(signal.path)
+    if lexical:
+        git = GitInfo(path, path, tuple(remotes)) if remotes else None
+        resolved = resolve(path, config, env, git, lexical=True)
+        name = path.name or str(path)
+        readable = config.readable_spaces(resolved.space)
+        return SessionContext(signal, resolved, readable, name, source, root=Path(os.path.normpath(path)))
+    git = git_info(path)
+    resolved = resolve(path, config, env, git)
+    return SessionContext(
+        signal=signal,
+        resolved=resolved,
+        readable=config.readable_spaces(resolved.space),
+        workspace_name=workspace_name(path, git),
+        source=source,
+        root=git.toplevel if git is not None else Path(os.path.realpath(path)),
+    )

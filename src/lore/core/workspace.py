@@ -1,0 +1,245 @@
+"""Where a session's workspace comes from, and what git says about it (docs/design.md, Spaces).
+
+Runs in the session-start hook, so it never spawns git: the repository, its worktrees and its remotes
+are read from the files under `.git`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeGuard
+from urllib.parse import unquote, urlsplit
+
+from lore.core.config import expand_user
+
+CLIENT_ENV_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "WORKSPACE_FOLDER_PATHS")
+
+
+@dataclass(frozen=True)
+class GitInfo:
+    toplevel: Path  # the working tree that contains the path (a worktree's own directory)
+    main_toplevel: Path  # the main repository's working tree (== toplevel unless a worktree)
+    remotes: tuple[str, ...] = ()  # remote URLs as configured, origin first
+
+    @property
+    def is_worktree(self) -> bool:
+        return self.main_toplevel != self.toplevel
+
+
+@dataclass(frozen=True)
+class WorkspaceSignal:
+    path: Path
+    source: str  # "--workspace", "env CLAUDE_PROJECT_DIR", "MCP roots", "cwd"
+
+
+def git_info(path: Path) -> GitInfo | None:
+    """The git repository enclosing `path` (resolved), or None outside git. Reads files only."""
+    start = Path(os.path.realpath(path))
+    for directory in (start, *start.parents):
+        dotgit = directory / ".git"
+        try:
+            mode = os.stat(dotgit).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            return _describe(directory, dotgit)
+        if stat.S_ISREG(mode):
+            gitdir = _read_gitdir_file(dotgit)
+            if gitdir is None:  # a broken link file: still the checkout's root, nothing more known
+                return GitInfo(directory, directory)
+            return _describe(directory, gitdir)
+    return None
+
+
+def normalise_remote(url: str) -> str:
+    """`git@github.com:acme/api.git`, `ssh://git@github.com:22/acme/api`,
+    `https://user:tok@github.com/acme/api.git` -> `github.com/acme/api` (host lowercased)."""
+    url = url.strip()
+    scheme, sep, rest = url.partition("://")
+    if sep:
+        if scheme.lower() == "file":
+            return _strip_git(unquote(urlsplit(url).path))
+        authority, _, repo = rest.partition("/")
+    elif _is_scp_like(url):
+        authority, _, repo = url.partition(":")
+    else:  # a local path, or an already normalised `host/owner/repo` (config patterns)
+        return _strip_git(url)
+    host = authority.rpartition("@")[2]
+    host = host[1 : host.find("]")] if host.startswith("[") else host.partition(":")[0]
+    repo = "/".join(part for part in repo.split("/") if part)
+    return f"{host.lower()}/{_strip_git(repo)}"
+
+
+def workspace_name(path: Path, git: GitInfo | None) -> str:
+    """Basename of the git top-level (a worktree maps to its main repository), else of the directory."""
+    if git is not None:
+        name = git.main_toplevel.name
+        return (name.removesuffix(".git") or name) if git.is_worktree else name
+    absolute = Path(os.path.abspath(path))
+    return absolute.name or str(absolute)
+
+
+def choose_workspace(
+    arg: str | None, env: Mapping[str, str], roots: Sequence[str], cwd: str
+) -> WorkspaceSignal:
+    """The first usable signal: --workspace, the client's env, the first MCP root, the working dir.
+
+    Empty values and unexpanded placeholders (`${workspaceFolder}`) are not signals: they mean the
+    client did not fill them in. `roots` are the `file://` URIs from `roots/list`, as strings.
+    """
+    base = cwd or os.getcwd()
+    if _usable(arg):
+        return WorkspaceSignal(_absolute(arg, base, env), "--workspace")
+    for var in CLIENT_ENV_VARS:
+        value = env.get(var)
+        if value and var == "WORKSPACE_FOLDER_PATHS":
+            value = _first_path(value)
+        if _usable(value):
+            return WorkspaceSignal(_absolute(value, base, env), f"env {var}")
+    for root in roots:
+        root_path = _root_path(root)
+        if _usable(root_path):
+            return WorkspaceSignal(_absolute(root_path, base, env), "MCP roots")
+    return WorkspaceSignal(Path(os.path.normpath(os.path.abspath(base))), "cwd")
+
+
+def is_unhelpful(path: Path, env: Mapping[str, str] | None = None) -> bool:
+    """True for `/` (or a drive root) and the home directory: what a client with no signal gives."""
+    real = Path(os.path.realpath(path))
+    return real.parent == real or real == Path(os.path.realpath(expand_user("~", env)))
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _describe(toplevel: Path, gitdir: Path) -> GitInfo:
+    common = gitdir  # not a worktree: the git dir is its own common dir
+    with contextlib.suppress(OSError):
+        common = Path(os.path.realpath(gitdir / (gitdir / "commondir").read_text().strip()))
+    remotes, core_worktree = _read_git_config(common / "config")
+    if common == gitdir:
+        main = toplevel
+    elif core_worktree:
+        main = Path(os.path.realpath(common / core_worktree))
+    elif common.name == ".git":
+        main = common.parent
+    else:  # a worktree of a bare repository: the bare directory stands for the main repository
+        main = common
+    return GitInfo(toplevel, main, remotes)
+
+
+def _read_gitdir_file(dotgit: Path) -> Path | None:
+    try:
+        first = dotgit.read_text(encoding="utf-8", errors="replace").partition("\n")[0]
+    except OSError:
+        return None
+    key, _, value = first.partition(":")
+    if key.strip() != "gitdir" or not value.strip():
+        return None
+    gitdir = Path(os.path.realpath(dotgit.parent / value.strip()))
+    return gitdir if gitdir.is_dir() else None
+
+
+def _read_git_config(config: Path) -> tuple[tuple[str, ...], str | None]:
+    """(remote URLs with origin's first, core.worktree) from a git config file."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return (), None
+    section, subsection = "", ""
+    urls: list[tuple[str, str]] = []
+    worktree = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            header = line[1 : line.find("]")] if "]" in line else line[1:]
+            name, _, sub = header.strip().partition(" ")
+            if not sub and "." in name:  # legacy [remote.origin]
+                name, _, sub = name.partition(".")
+            section, subsection = name.lower(), sub.strip().strip('"')
+            continue
+        key, _, value = line.partition("=")
+        key = key.strip().lower()
+        if section == "remote" and key == "url":
+            urls.append((subsection, _git_value(value)))
+        elif section == "core" and not subsection and key == "worktree":
+            worktree = _git_value(value)
+    ordered = [u for name, u in urls if name == "origin"] + [u for name, u in urls if name != "origin"]
+    return tuple(dict.fromkeys(u for u in ordered if u)), worktree
+
+
+def _git_value(raw: str) -> str:
+    out: list[str] = []
+    quoted, escaped = False, False
+    for char in raw:
+        if escaped:
+            out.append({"n": "\n", "t": "\t"}.get(char, char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+def _is_scp_like(url: str) -> bool:
+    """`[user@]host:path`: a colon before any slash (and not a Windows drive letter)."""
+    colon, slash = url.find(":"), url.find("/")
+    return colon > 1 and (slash == -1 or colon < slash)
+
+
+def _strip_git(path: str) -> str:
+    path = path.rstrip("/")
+    return path.removesuffix(".git").rstrip("/") if path.endswith(".git") else path
+
+
+def usable(value: str | None) -> TypeGuard[str]:
+    """A workspace signal worth using: not empty, not an unexpanded `${VAR}` placeholder."""
+    return _usable(value)
+
+
+def _usable(value: str | None) -> TypeGuard[str]:
+    return (
+        value is not None and bool(value.strip()) and "${" not in value and not value.strip().startswith("$")
+    )
+
+
+def _first_path(value: str) -> str:
+    """Cursor's WORKSPACE_FOLDER_PATHS may list several folders (os.pathsep or ','): the first."""
+    value = value.strip()
+    if os.path.isdir(value):
+        return value
+    for sep in (os.pathsep, ","):
+        if sep in value:
+            value = next((part.strip() for part in value.split(sep) if part.strip()), "")
+            if os.path.isdir(value):
+                break
+    return value
+
+
+def _root_path(uri: str) -> str | None:
+    if uri.startswith("file:"):
+        parts = urlsplit(uri)
+        if parts.netloc not in ("", "localhost"):
+            return None
+        path = unquote(parts.path)
+        if len(path) >= 3 and path[0] == "/" and path[2] == ":":  # file:///C:/x on Windows
+            path = path[1:]
+        return path or None
+    return uri if os.path.isabs(uri) else None
+
+
+def _absolute(value: str, base: str, env: Mapping[str, str]) -> Path:
+    expanded = expand_user(value.strip(), env)
+    return Path(os.path.normpath(os.path.join(base, expanded)))

@@ -1,0 +1,276 @@
+"""The runtime: what every entry point needs, built once per process (the MCP server's lifespan,
+`lore serve`'s app, the web UI): the config as it is now, the database pool, the retrieval
+machinery and, in sign-in mode, the accounts. Adapters (MCP tools, /api, the web UI) parse their
+input, call the core with what this gives them, and format the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import select
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from urllib.parse import unquote, urlparse
+
+import anyio
+import psycopg
+from mcp.server.auth.middleware.auth_context import get_access_token
+from psycopg_pool import ConnectionPool
+
+from lore.core.config import Config, LiveConfig
+from lore.core.errors import ConfigError, Conflict, LoreError, Refused
+from lore.core.redact import redact
+from lore.core.session import SessionContext, build
+from lore.core.workspace import WorkspaceSignal
+from lore.db import connect as db
+
+if TYPE_CHECKING:
+    from lore.store.accounts import Accounts
+
+log = logging.getLogger("lore.service.runtime")
+# A workspace a client names (header, API parameter) resolves to the same session for this long,
+# for the same config: an HTTP client names it on every call, and resolving it (realpath, git) was a
+# tenth of a call's CPU (docs/benchmarks.md, HTTP floors). A moved folder or a new remote is seen
+# after at most this long; a config change at once (a new Config is a new key).
+RESOLVE_TTL = 2.0
+# A pooled connection handed back less than this long ago is handed out again without a check
+# round trip; an older one is checked first (a database restart closes every connection).
+CHECK_AFTER = 5.0
+T = TypeVar("T")
+# The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
+WORKSPACE_HEADER = "x-lore-workspace"
+# The git remotes of that workspace, comma-separated, when the client can tell them: in sign-in mode
+# the server never looks at a path on its own disk, so this is all its remote rule sees.
+REMOTE_HEADER = "x-lore-remote"
+
+
+@dataclass
+class Runtime:
+    """Config, database pool and retrieval for one process; in sign-in mode, per-request users."""
+
+    env: Mapping[str, str]
+    transport: Literal["stdio", "http"]
+    workspace_arg: str | None = None
+    cwd: str = field(default_factory=os.getcwd)
+    _live: LiveConfig = field(init=False)
+    _pool: ConnectionPool | None = None
+    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
+    accounts: Accounts | None = None
+    # lore.retrieve: the embedder (loaded lazily) and the background embedding worker.
+    retrieval: Any = None
+
+    # (workspace, rule, source, remotes) -> (config, when, session): see RESOLVE_TTL.
+    _resolved: dict[tuple[str, str, str, str | None], tuple[Config, float, SessionContext]] = field(
+        default_factory=dict
+    )
+    # id(connection) -> when it was last handed back to the pool: see CHECK_AFTER.
+    _returned: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._live = LiveConfig(self.env)
+
+    def user(self) -> str | None:
+        """The signed-in user of the current request in sign-in mode; None in local mode."""
+        if self.accounts is None:
+            return None
+        token = get_access_token()
+        if token is None or not token.subject:
+            raise Refused("This request is not signed in.", "Send `Authorization: Bearer <lore token>`.")
+        return token.subject
+
+    def config(self) -> Config:
+        if self.accounts is not None:
+            return self.accounts.get(self.user() or "").config
+        return self._local_config()
+
+    def _local_config(self) -> Config:
+        """The config file as it is now: one os.stat per call, parsed again when it changed. An
+        invalid file raises its ConfigError (file, line, fix), never the last good config."""
+        live, loads = self._live, self._live.loads
+        try:
+            config = live.get()
+        except ConfigError as exc:
+            if live.loads != loads:
+                log.warning("config %s is not usable: %s", live.path, exc.message)
+            raise
+        if loads and live.loads != loads:
+            log.info("config %s changed: read again (spaces: %s)", live.path, ", ".join(config.ids))
+        return config
+
+    def pool(self) -> ConnectionPool:
+        """Opened on first use (so `initialize` never waits for the database), migrated once."""
+        with self._pool_lock:
+            if self._pool is None:
+                target = db.target(self._database_url(), self.env)
+                with db.connect(target.url) as conn:
+                    from lore.db import migrate
+
+                    migrate.upgrade(conn)
+                self._pool = ConnectionPool(
+                    target.url,
+                    min_size=1,
+                    max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
+                    check=self._check,
+                    # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs
+                    # in its own `conn.transaction()` (all of lore's core does), which commits it.
+                    kwargs={
+                        "options": "-c statement_timeout=30000",
+                        "application_name": "lore",
+                        "autocommit": True,
+                    },
+                    open=True,
+                    name="lore",
+                )
+            return self._pool
+
+    def _database_url(self) -> str | None:
+        if self.accounts is None:
+            return self._local_config().database_url
+        try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
+            return self._local_config().database_url
+        except ConfigError:
+            return None
+
+    def warm(self) -> None:
+        """Start the database in the background so the first tool call does not wait for it."""
+
+        def run() -> None:
+            try:
+                self.pool()
+            except LoreError as exc:
+                log.warning("database not ready yet: %s", exc.message)
+            except Exception:  # never let warm-up kill the server; the first call reports it
+                log.exception("database warm-up failed")
+
+        threading.Thread(target=run, name="lore-warm", daemon=True).start()
+
+    def close(self) -> None:
+        if self.retrieval is not None:
+            self.retrieval.close()
+        if self._pool is not None:
+            self._pool.close()
+
+    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
+        def call() -> T:
+            for attempt in range(3):
+                try:
+                    with db.translated(), self.connection() as conn:
+                        return fn(conn)
+                except Conflict as exc:
+                    # PostgreSQL rolled the whole transaction back (a deadlock between two sessions'
+                    # writes): nothing was written, so running it again is safe.
+                    if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
+                        raise
+                    time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+            raise AssertionError("unreachable")
+
+        return await anyio.to_thread.run_sync(call)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection. When none comes in time (the database was killed, restarted or is
+        down), the pool is replaced by a fresh one (starting the embedded server again if it is
+        not running) and asked once more: a live session recovers by itself, without waiting out
+        the old pool's reconnection backoff. Only getting a connection is retried, never a call."""
+        pool = self.pool()
+        wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
+        try:
+            conn = pool.getconn(timeout=min(wait, 3.0))
+        except psycopg.OperationalError as exc:  # PoolTimeout included
+            stats = pool.get_stats()
+            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
+                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
+            else:
+                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
+                self._drop_pool(pool)
+                pool = self.pool()
+                conn = pool.getconn(timeout=wait)
+        try:
+            with conn:
+                yield conn
+        finally:
+            if len(self._returned) > 1024:
+                self._returned.clear()
+            self._returned[id(conn)] = time.monotonic()
+            pool.putconn(conn)
+
+    def _check(self, conn: psycopg.Connection) -> None:
+        """The pool's check before it hands out a connection: a round trip, skipped for one in use
+        moments ago whose socket has nothing to read. (An idle connection has nothing to read; one
+        the server ended, by a restart or `pg_terminate_backend`, has its goodbye or EOF waiting.)"""
+        recent = time.monotonic() - self._returned.get(id(conn), 0.0) < CHECK_AFTER
+        if recent and not _readable(conn):
+            return
+        ConnectionPool.check_connection(conn)
+
+    def _drop_pool(self, pool: ConnectionPool) -> None:
+        with self._pool_lock:
+            if self._pool is pool:
+                self._pool = None
+        closing = threading.Thread(target=pool.close, kwargs={"timeout": 5}, name="lore-close", daemon=True)
+        closing.start()
+
+    async def scope(self) -> tuple[Config, Mapping[str, str], str]:
+        """(config, environment to resolve with, cache prefix) for the current request."""
+        user = self.user()
+        if self.accounts is None or user is None:
+            return self.config(), self.env, ""
+        account = await self.accounts.fresh(user)
+        return account.config, account.env(), f"{user}|{account.version}|"
+
+    async def session_for(
+        self, workspace: str, source: str, rule: str, remotes: str | None = None
+    ) -> SessionContext:
+        """A session for a workspace named by the client (header, API parameter)."""
+        config, env, _ = await self.scope()
+        return self.resolve(WorkspaceSignal(Path(file_path(workspace)), rule), config, env, source, remotes)
+
+    def resolve(
+        self,
+        signal: WorkspaceSignal,
+        config: Config,
+        env: Mapping[str, str],
+        source: str,
+        remotes: str | None = None,
+    ) -> SessionContext:
+        """The session for a workspace. In sign-in mode the path is the user's, on their machine:
+        resolved as written (lore.spaces, lexical), never against this server's disk. The same
+        workspace with the same config resolves once per RESOLVE_TTL."""
+        key = (str(signal.path), signal.source, source, remotes)
+        now = time.monotonic()
+        cached = self._resolved.get(key)
+        if cached is not None and cached[0] is config and now - cached[1] < RESOLVE_TTL:
+            return cached[2]
+        if self.accounts is None:
+            resolved = build(signal, config, env, source)
+        else:
+            named = [r.strip() for r in (remotes or "").split(",") if r.strip()][:8]
+            resolved = build(signal, config, env, source, lexical=True, remotes=named)
+        if len(self._resolved) > 4096:
+            self._resolved.clear()
+        self._resolved[key] = (config, now, resolved)
+        return resolved
+
+
+def _readable(conn: psycopg.Connection) -> bool:
+    """Whether the connection's socket has something to read now (no wait, no round trip)."""
+    try:
+        ready, _, _ = select.select([conn.fileno()], [], [], 0)
+    except (OSError, ValueError, psycopg.Error):
+        return True
+    return bool(ready)
+
+
+def file_path(value: str) -> str:
+    """A workspace given as a `file://` URI or a plain path, as a path."""
+    if value.startswith("file://"):
+        return unquote(urlparse(value).path)
+    return value

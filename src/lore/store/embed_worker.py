@@ -1,0 +1,217 @@
+"""Embedding in the background: writes never wait for (or fail on) the embedder.
+
+A note commits without a vector. The worker thread in `lore mcp` / `lore serve` picks up current
+rows that have none, embeds them in small batches and fills `embedding` + `embedding_model`
+(guarded by `embedding IS NULL`, so two processes racing on a row cannot clash). It sleeps
+POLL_S between looks (a write in the same process wakes it at once), backs off while the embedder
+is down, and loads no model until some row needs a vector: an idle server stays small.
+`lore reindex` does the same in bulk, and re-embeds rows made by another model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from lore.core.config import EmbedderSettings
+from lore.core.errors import LoreError
+from lore.embeddings import EmbedderError, to_pgvector
+from lore.embeddings.runner import Runner
+
+log = logging.getLogger("lore.embed")
+
+POLL_S = 2.0
+BATCH = 32
+MAX_BACKOFF_S = 300.0
+# Models whose HNSW index ships with the schema (migration 0002); others get one on first use.
+BUILTIN_INDEXES = {"all-MiniLM-L6-v2-int8", "potion-base-8M"}
+
+
+def note_text(title: str | None, tags: Sequence[str], body: str) -> str:
+    """What a note's vector is made of: title, tags, then the body (models truncate long ones)."""
+    head = "\n".join(part for part in (title, " ".join(tags)) if part)
+    return f"{head}\n{body}" if head else body
+
+
+_PENDING = """
+SELECT version_id, title, tags, body FROM notes
+WHERE embedding IS NULL AND superseded_at IS NULL
+ORDER BY version_id LIMIT %s
+"""
+_STALE = """
+SELECT version_id, title, tags, body FROM notes
+WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s
+"""
+_FILL = """
+UPDATE notes SET embedding = %s::vector, embedding_model = %s
+WHERE version_id = %s AND superseded_at IS NULL AND {guard}
+"""
+
+
+def pending_count(conn: psycopg.Connection, model: str | None, *, stale: bool) -> int:
+    if stale:
+        query = (
+            "SELECT count(*) FROM notes WHERE superseded_at IS NULL AND embedding_model IS DISTINCT FROM %s"
+        )
+        row = conn.execute(query, (model,)).fetchone()
+    else:
+        query = "SELECT count(*) FROM notes WHERE embedding IS NULL AND superseded_at IS NULL"
+        row = conn.execute(query).fetchone()
+    return int(row[0]) if row else 0
+
+
+def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
+    """An HNSW index for a model that has none yet (a remote model): same shape as migration 0002."""
+    if model in BUILTIN_INDEXES:
+        return
+    import hashlib
+
+    name = "notes_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:12]
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+    if exists and exists[0]:
+        return
+    statement = sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {name} ON notes "
+        "USING hnsw ((embedding::vector({dim})) vector_cosine_ops) "
+        "WHERE embedding_model = {model} AND superseded_at IS NULL"
+    ).format(name=sql.Identifier(name), dim=sql.Literal(dim), model=sql.Literal(model))
+    try:
+        with conn.transaction():
+            conn.execute(statement)
+    except psycopg.errors.UniqueViolation:  # another process created it at the same moment
+        pass
+
+
+def embed_batch(
+    conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
+) -> int:
+    """Embed rows (version_id, title, tags, body) and store the vectors; returns how many were stored."""
+    model = runner.model
+    if model is None or not rows:
+        return 0
+    texts = [note_text(title, tags or (), body) for _, title, tags, body in rows]
+    vectors = runner.batch(texts)  # no transaction is open while the embedder works
+    ensure_index(conn, model, len(vectors[0]))
+    guard = sql.SQL("true" if replace else "embedding IS NULL")
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(
+            sql.SQL(_FILL).format(guard=guard),
+            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
+        )
+    return len(rows)
+
+
+def embed_pending(conn: psycopg.Connection, runner: Runner, limit: int = BATCH) -> int:
+    rows = conn.execute(_PENDING, (limit,)).fetchall()
+    conn.commit()
+    return embed_batch(conn, runner, rows, replace=False)
+
+
+def reindex(
+    conn: psycopg.Connection,
+    runner: Runner,
+    *,
+    everything: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    batch: int = 64,
+) -> int:
+    """Embed every current note that has no vector of the configured model (all of them with
+    `everything`); `progress(done, total)` after each batch. Returns how many were embedded."""
+    model = runner.model
+    if model is None:
+        return 0
+    # `everything`: compare with a model name no row carries, so every current row qualifies.
+    against = "" if everything else model
+    total = pending_count(conn, against, stale=True)
+    conn.commit()
+    done, last = 0, 0
+    while True:
+        rows = conn.execute(_STALE, (against, last, batch)).fetchall()
+        conn.commit()
+        if not rows:
+            break
+        done += embed_batch(conn, runner, rows, replace=True)
+        last = rows[-1][0]
+        if progress is not None:
+            progress(done, total)
+    return done
+
+
+class Worker:
+    """The background thread of one server process."""
+
+    def __init__(self, connect: Callable[[], Any], runner: Runner, *, poll: float = POLL_S) -> None:
+        self._connect = connect  # returns a context manager yielding a connection (a pool's)
+        self.runner = runner
+        self.poll = poll
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.embedded = 0
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="lore-embed-worker", daemon=True)
+            self._thread.start()
+
+    def poke(self) -> None:
+        """A note was just written here: look now instead of at the next poll."""
+        self._wake.set()
+
+    def stop(self, wait: float = 2.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(wait)
+
+    def _loop(self) -> None:
+        backoff = self.poll
+        while not self._stop.is_set():
+            try:
+                if self.runner.embedder is None:
+                    return  # `none`: nothing to do, ever
+                with self._connect() as conn:
+                    count = embed_pending(conn, self.runner)
+                self.embedded += count
+                backoff = self.poll
+                if count:
+                    continue
+            except EmbedderError as exc:
+                backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
+                log.warning("embedding later (retry in %.0f s): %s", backoff, exc.message)
+            except LoreError as exc:
+                backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
+                log.info("embedding worker waits for the database: %s", exc.message)
+            except Exception:  # never let the worker die; the next round retries
+                backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
+                log.exception("embedding worker error")
+            self._wake.wait(backoff)
+            self._wake.clear()
+
+
+class Retrieval:
+    """Per server process: the embedder runner (query vectors) and the background worker."""
+
+    def __init__(
+        self, env: Mapping[str, str], settings: EmbedderSettings, connect: Callable[[], Any]
+    ) -> None:
+        self.runner = Runner(env, settings)
+        self.worker = Worker(connect, self.runner, poll=float(env.get("LORE_EMBED_POLL", POLL_S)))
+
+    def close(self) -> None:
+        self.worker.stop()
+        self.runner.close()
+
+
+def settings_for(load: Callable[[], Any]) -> EmbedderSettings:
+    try:
+        settings = load().embedder
+    except LoreError:
+        return EmbedderSettings()
+    return settings if isinstance(settings, EmbedderSettings) else EmbedderSettings()

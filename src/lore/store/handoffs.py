@@ -1,0 +1,94 @@
+"""Handoffs from psycopg (docs/design.md, Handoffs): what the CLI (`lore handoff`), the hosted session
+start, the web UI's timeline and the tests read and write. The session-end hook writes through the
+same SQL function from psql (lore.hooks.session_end), so both follow one set of rules (migration 0007).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import psycopg
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from lore.core import capture, render
+from lore.core.rows import Handoff as Handoff
+
+_COLUMNS = (
+    "id, space, client, session_id, root, workspace, workspace_name, event, message, message_chars, "
+    "changes, changed, diffstat, tasks, note, events, started_at, updated_at"
+)
+
+
+def record(conn: psycopg.Connection, handoff: capture.Handoff) -> Handoff:
+    """Write or update the handoff of one session (and its note); commits."""
+    with conn.transaction(), conn.cursor(row_factory=class_row(Handoff)) as cur:
+        cur.execute(f"SELECT {_COLUMNS} FROM lore_handoff_record(%s::jsonb)", (Jsonb(handoff.payload()),))
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def last(conn: psycopg.Connection, space: str, root: str, max_age_hours: int | None) -> Handoff | None:
+    """The last handoff here (`root`, in `space`) within `max_age_hours` (None: any age; 0: none),
+    whose note is not forgotten: what the session-start hook reads too."""
+    if max_age_hours == 0:
+        return None
+    with conn.cursor(row_factory=class_row(Handoff)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM lore_handoff_last(%s, %s, make_interval(hours => %s::int))",
+            (space, root, max_age_hours),
+        )
+        return cur.fetchone()
+
+
+def last_session(
+    conn: psycopg.Connection, space: str, root: str, max_age_hours: int
+) -> render.LastSession | None:
+    """What the session-start text leads with (render.last_session_lines): the same as the hook reads."""
+    found = last(conn, space, root, max_age_hours)
+    if found is None:
+        return None
+    tasks, total = doing(conn, space, render.HANDOFF_DOING)
+    return render.LastSession(found, now(conn), tasks, total)
+
+
+def doing(conn: psycopg.Connection, space: str, limit: int) -> tuple[list[tuple[int, str | None]], int]:
+    """The space's tasks in `doing` (lineage, title), most recently changed first, and how many."""
+    rows = conn.execute(
+        """SELECT t.lineage, n.title, count(*) OVER () FROM tasks t
+           JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
+           WHERE t.space = %s AND t.status = 'doing'
+           ORDER BY t.updated_at DESC, t.lineage DESC LIMIT %s""",
+        (space, limit),
+    ).fetchall()
+    return [(int(r[0]), r[1]) for r in rows], int(rows[0][2]) if rows else 0
+
+
+def recent(conn: psycopg.Connection, spaces: Sequence[str], *, limit: int = 100) -> list[Handoff]:
+    """Handoffs of `spaces`, the most recently updated first (the web UI's timeline)."""
+    with conn.cursor(row_factory=class_row(Handoff)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM handoffs WHERE space = ANY(%s) "
+            "ORDER BY updated_at DESC, id DESC LIMIT %s",
+            (list(spaces), limit),
+        )
+        return cur.fetchall()
+
+
+def task_titles(conn: psycopg.Connection, space: str, lineages: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """lineage -> (status, title) of the tasks a handoff names, as they are now."""
+    rows = conn.execute(
+        """SELECT n.lineage, coalesce(t.status, 'todo'), coalesce(n.title, '') FROM notes n
+           LEFT JOIN tasks t ON t.lineage = n.lineage
+           WHERE n.lineage = ANY(%s) AND n.space = %s AND n.superseded_at IS NULL AND n.kind = 'task'""",
+        (list(lineages), space),
+    ).fetchall()
+    return {int(r[0]): (r[1], r[2]) for r in rows}
+
+
+def now(conn: psycopg.Connection) -> datetime:
+    row = conn.execute("SELECT now()").fetchone()
+    assert row is not None
+    return row[0]  # type: ignore[no-any-return]

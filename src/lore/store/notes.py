@@ -1,0 +1,113 @@
+"""Notes: searchable text with a kind, tags and an embedding. Public id: `n_<lineage>`.
+
+Same belief-time columns as facts: a revision closes the current version and writes the next;
+forget closes belief and records the reason in forget_log. Search is lore.search; the
+embedding is filled after the write by lore.embed_worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+from psycopg.rows import class_row
+
+from lore.core import ids, secrets
+from lore.core.errors import NotFound
+from lore.core.rows import Note as Note
+from lore.core.session import Origin
+from lore.store.versions import Versioned
+
+_COLUMNS = (
+    "lineage, version_id, space, kind, title, body, tags, recorded_at, superseded_at, source, workspace"
+)
+VERSIONS = Versioned("notes", "note", _COLUMNS, Note, ids.note, "note_lineage_seq", "search_notes", "edit")
+
+
+def remember(
+    conn: psycopg.Connection,
+    origin: Origin,
+    body: str,
+    *,
+    kind: str = "note",
+    title: str | None = None,
+    tags: Sequence[str] = (),
+    allow_secret: bool = False,
+) -> Note:
+    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
+    with conn.transaction():
+        return VERSIONS.insert(conn, origin, {"kind": kind, "title": title, "body": body, "tags": list(tags)})
+
+
+def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s)",
+            (lineage, list(spaces)),
+        )
+        row = cur.fetchone()
+    if row is None:
+        raise NotFound(
+            f"No note n_{lineage} in this session's spaces.", "Call search_notes to find note ids."
+        )
+    return row
+
+
+def revise(
+    conn: psycopg.Connection,
+    origin: Origin,
+    readable: Sequence[str],
+    lineage: int,
+    *,
+    body: str,
+    kind: str,
+    title: str | None,
+    tags: Sequence[str],
+    allow_secret: bool = False,
+) -> tuple[Note, Note]:
+    """Close the current version of `lineage` and write the next (same lineage: edges and the task
+    state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
+    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
+    with conn.transaction():
+        old = VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
+        stamp = VERSIONS.close(conn, old)
+        fields = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
+        new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
+    return old, new
+
+
+def recent(
+    conn: psycopg.Connection, spaces: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 50
+) -> list[Note]:
+    """Current notes of `spaces`, newest first (the web UI's list before any search)."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"""SELECT {_COLUMNS} FROM notes
+                WHERE space = ANY(%s) AND superseded_at IS NULL AND (%s::text[] IS NULL OR kind = ANY(%s))
+                ORDER BY recorded_at DESC, lineage DESC LIMIT %s""",
+            (list(spaces), list(kinds) if kinds else None, list(kinds) if kinds else None, limit),
+        )
+        return cur.fetchall()
+
+
+def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]) -> dict[int, Note]:
+    """The current versions of several notes that `spaces` can read, by lineage."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM notes "
+            "WHERE lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)",
+            (list(lineages), list(spaces)),
+        )
+        return {n.lineage: n for n in cur.fetchall()}
+
+
+def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Note]:
+    """Every version of one note, oldest first (empty when not visible from `spaces`)."""
+    return VERSIONS.history(conn, spaces, lineage)
+
+
+def forget(
+    conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
+) -> Note:
+    """Close belief in the current version and record who forgot it and why. The rows stay."""
+    return VERSIONS.forget(conn, origin, readable, lineage, reason)

@@ -1,0 +1,542 @@
+"""search_notes: keyword (PostgreSQL full text, GIN) + vector (pgvector HNSW, cosine) candidates,
+fused, cut by a relevance threshold, minus what the session marked irrelevant, plus 1-hop links.
+
+The ranking is pure functions (`fuse`, `threshold`, `rejected`, `why`), unit-tested without a
+database; SQL lives in this module's query functions. How the fusion was chosen (LoCoMo dev split,
+docs/benchmarks.md): equal-weight reciprocal rank fusion loses to the best single method on both
+views; min-max normalising each list over its top DEPTH candidates and averaging the two scores
+beats the best single method on both.
+
+Rows not yet embedded (or embedded by another model) still come back through the keyword list:
+their fused score is their keyword score alone. The keyword list ranks a bounded pool of matches
+(KEYWORD_POOL), so that its cost does not grow with the space (docs/decisions.md, "Retrieval").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from lore.core import ids, secrets
+from lore.core.errors import NotFound
+from lore.core.session import Origin
+from lore.embeddings import to_pgvector
+from lore.store import graph
+
+DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
+KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
+KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
+RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
+REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
+REJECT_OVERLAP = 0.75  # ...or, without vectors, sharing this share of their lexemes
+MAX_LINKED = 3
+SNIPPET_WORDS = 30
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One row from one list: keyword (score = ts_rank) or vector (score = cosine similarity)."""
+
+    lineage: int
+    score: float
+    embedded: bool = True  # keyword list: has a vector of the query's model
+
+
+@dataclass(frozen=True)
+class Scored:
+    lineage: int
+    score: float  # fused, 0..1
+    keyword: float  # normalised keyword part, 0..1 (0 = no keyword match in the top DEPTH)
+    semantic: float | None  # normalised vector part; None = the row has no vector to compare
+    similarity: float | None  # raw cosine similarity when the row was a vector candidate
+    matched: bool  # the row matched the keyword query
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    kind: str
+    title: str | None
+    snippet: str
+    score: float
+    why: str  # keyword | semantic | linked
+    via: str | None = None  # for linked hits: "n_3 depends_on"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    note: int
+    lexemes: tuple[str, ...]
+    vector: tuple[float, ...] | None
+
+
+# --- pure ranking -------------------------------------------------------------------------------
+
+
+def _scale(value: float, lo: float, hi: float) -> float:
+    if hi - lo <= 1e-12:
+        return 1.0 if value >= hi else 0.0
+    return min(1.0, max(0.0, (value - lo) / (hi - lo)))
+
+
+def fuse(
+    keyword: Sequence[Candidate],
+    vector: Sequence[Candidate],
+    *,
+    weight: float = KEYWORD_WEIGHT,
+    depth: int = DEPTH,
+    min_similarity: float = 0.0,
+) -> list[Scored]:
+    """Min-max normalise each list over its top `depth`, then a weighted mean, best first.
+
+    Each list's floor is its last score when the list is full (a row outside it scores no better).
+    A shorter list holds every match: then the floor is what "no evidence" scores (0 for keywords,
+    `min_similarity` for vectors), so that a small space does not push its last row to zero. A row
+    with no vector of the query's model is ranked by its keyword score alone.
+    """
+    keyword = sorted(keyword, key=lambda c: -c.score)[:depth]
+    vector = sorted(vector, key=lambda c: -c.score)[:depth]
+    k_hi = keyword[0].score if keyword else 0.0
+    k_lo = keyword[-1].score if len(keyword) >= depth else 0.0
+    v_hi, v_lo = (vector[0].score, vector[-1].score) if vector else (0.0, 0.0)
+    if len(vector) < depth:
+        v_lo = min(v_lo, min_similarity)
+    semantic = {c.lineage: c.score for c in vector}
+    matched = {c.lineage: c for c in keyword}
+    out = []
+    for lineage in dict.fromkeys([*(c.lineage for c in keyword), *(c.lineage for c in vector)]):
+        kw = matched.get(lineage)
+        k = _scale(kw.score, k_lo, k_hi) if kw else 0.0
+        sim = semantic.get(lineage)
+        if sim is not None:
+            s: float | None = _scale(sim, v_lo, v_hi)
+        elif kw is not None and (not kw.embedded or not vector):
+            s = None  # nothing to compare: keyword alone decides
+        else:
+            s = 0.0  # embedded, but not among the nearest `depth`
+        score = k if s is None else weight * k + (1 - weight) * s
+        out.append(Scored(lineage, score, k, s, sim, kw is not None))
+    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
+    return out
+
+
+def threshold(
+    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
+) -> list[Scored]:
+    """The server-side relevance cut. A hit needs evidence (a keyword match, or a cosine similarity
+    of at least `min_similarity`) and at least `relative` times the best such hit's score."""
+    evident = [
+        r for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
+    ]
+    if not evident:
+        return []
+    floor = relative * max(r.score for r in evident)
+    return [r for r in evident if r.score >= floor and r.score > 0]
+
+
+def why(row: Scored, weight: float = KEYWORD_WEIGHT) -> str:
+    """Which list contributed more to the fused score."""
+    if row.semantic is None:
+        return "keyword"
+    return "keyword" if weight * row.keyword >= (1 - weight) * row.semantic else "semantic"
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = sum(x * x for x in a) ** 0.5
+    nb = sum(y * y for y in b) ** 0.5
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def rejected(
+    rejections: Iterable[Rejection], lexemes: Sequence[str], vector: Sequence[float] | None
+) -> set[int]:
+    """Notes to drop for this query: rejected for a query close to it. Vectors decide when both
+    sides have one of the same model; otherwise the share of shared lexemes does."""
+    words = set(lexemes)
+    out = set()
+    for r in rejections:
+        if vector is not None and r.vector is not None and len(r.vector) == len(vector):
+            close = cosine(vector, r.vector) >= REJECT_SIMILARITY
+        else:
+            other = set(r.lexemes)
+            union = words | other
+            close = bool(union) and len(words & other) / len(union) >= REJECT_OVERLAP
+        if close:
+            out.add(r.note)
+    return out
+
+
+def snippet_of(body: str, words: int = SNIPPET_WORDS) -> str:
+    parts = body.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A query's words as tsqueries (PostgreSQL's text form), made from websearch_to_tsquery.
+
+    every: all the words, any: at least one of them (negated words excluded from both), both
+    with phrases loosened to AND, which the GIN index answers without reading rows. rank: the
+    words OR-ed with phrases intact: what ts_rank scores and a keyword match must satisfy.
+    """
+
+    every: str
+    any: str
+    rank: str
+
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
+_PHRASE = re.compile(r"<(?:-|\d+)>")
+
+
+def terms(tsquery: str) -> Terms | None:
+    """The forms of websearch_to_tsquery's output; None when it holds no words (only stopwords).
+
+    Top-level operands (split at `&` and `|` outside parentheses) are the query's words or
+    phrases (websearch's `or` only widens `any`); negated ones (`-x`, shown as `!x`) exclude rows
+    from the candidate forms."""
+    tokens = _TOKEN.findall(tsquery)
+    if not tokens:
+        return None
+    units: list[list[str]] = [[]]
+    depth = 0
+    for tok in tokens:
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+        if depth == 0 and tok in ("&", "|"):
+            units.append([])
+        else:
+            units[-1].append(tok)
+    positive = [" ".join(u) for u in units if u and u[0] != "!"]
+    negative = [" ".join(u) for u in units if u and u[0] == "!"]
+    if not positive:
+        return None
+
+    def loose(text: str) -> str:
+        return _PHRASE.sub("&", text)
+
+    neg = "".join(f" & {n}" for n in negative)
+    return Terms(
+        every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
+        any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
+        rank=" | ".join(f"( {u} )" for u in positive),
+    )
+
+
+# --- SQL ----------------------------------------------------------------------------------------
+
+_PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
+                   tsvector_to_array(to_tsvector('english', %(query)s))"""
+
+# Keyword candidates, bounded whatever the space's size: the GIN index finds up to KEYWORD_POOL
+# rows holding every word, then (when those are fewer) rows holding any word, each list in table
+# order and never ranked as a whole; only that pool is read and ranked by ts_rank. A space where
+# fewer than KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
+# specific words) ranks all its matches, exactly. The tsqueries are literals: each search is planned
+# for its own words (a common word is scanned, a rare one looked up), never from a cached plan.
+_KEYWORD = sql.SQL("""
+WITH pool AS (
+  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
+   WHERE n.tsv @@ {every}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
+   LIMIT %(pool)s)
+  UNION ALL
+  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
+   WHERE n.tsv @@ {any}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
+   LIMIT %(pool)s)
+  LIMIT %(pool)s
+)
+SELECT lineage, ts_rank(tsv, {rank}::tsquery) AS score, coalesce(embedding_model = {model}, false)
+FROM (SELECT DISTINCT ON (lineage) * FROM pool) p
+{phrases}
+ORDER BY score DESC, lineage DESC
+LIMIT %(depth)s
+""")
+_KINDS = sql.SQL("AND n.kind = ANY(%(kinds)s::text[])")
+_TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
+
+# Expression and predicate match the model's partial HNSW index (migration 0002); model and
+# dimension are literals so that the planner can prove the predicate, whatever plan it caches.
+_VECTOR = sql.SQL("""
+SELECT n.lineage, 1 - (n.embedding::vector({dim}) <=> %(vector)s::vector({dim})) AS similarity
+FROM notes n
+WHERE n.embedding_model = {model} AND n.superseded_at IS NULL AND n.space = ANY(%(spaces)s)
+  AND (%(kinds)s::text[] IS NULL OR n.kind = ANY(%(kinds)s::text[]))
+  AND (%(tags)s::text[] IS NULL OR n.tags @> %(tags)s::text[])
+ORDER BY n.embedding::vector({dim}) <=> %(vector)s::vector({dim})
+LIMIT %(depth)s
+""")
+
+_SHOW = f"""
+SELECT n.lineage, n.kind, n.title,
+       CASE WHEN n.lineage = ANY(%(matched)s) THEN
+            ts_headline('english', left(n.body, 4000), %(rank)s::tsquery,
+                        'MaxWords={SNIPPET_WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
+            ELSE left(n.body, 600) END
+FROM notes n
+WHERE n.lineage = ANY(%(ids)s) AND n.superseded_at IS NULL
+"""
+
+_REJECTIONS = """
+SELECT note, lexemes, embedding::text FROM irrelevant
+WHERE space = %(space)s AND note = ANY(%(notes)s)
+  AND (embedding_model IS NULL OR embedding_model = %(model)s OR %(model)s::text IS NULL)
+"""
+
+
+def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]]:
+    """The query's keyword forms (None: only stopwords) and its lexemes (for feedback)."""
+    row = conn.execute(_PARSE, {"query": query}).fetchone()
+    assert row is not None
+    return terms(row[0] or ""), list(row[1] or [])
+
+
+def keyword_candidates(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    query: str | Terms | None,
+    *,
+    model: str | None,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    depth: int = DEPTH,
+    pool: int = KEYWORD_POOL,
+) -> list[Candidate]:
+    forms = parse(conn, query)[0] if isinstance(query, str) else query
+    if forms is None:
+        return []
+    params = _filters(spaces, kinds, tags, depth) | {"pool": max(pool, depth)}
+
+    def literal(text: str) -> sql.Literal:  # the statement also has placeholders: keep % literal
+        return sql.Literal(text.replace("%", "%%"))
+
+    statement = _KEYWORD.format(
+        every=literal(forms.every),
+        any=literal(forms.any),
+        rank=literal(forms.rank),
+        model=sql.Literal(model),
+        filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
+        # candidates match a loosened phrase; only then is the phrase itself checked
+        phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
+        if _PHRASE.search(forms.rank)
+        else sql.SQL(""),
+    )
+    rows = conn.execute(statement, params).fetchall()
+    return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
+
+
+# Filters (space, kind, tag) apply after the index walk; iterative scans (pgvector 0.8 and later)
+# keep walking until `depth` rows pass them, instead of returning fewer. Older pgvector reserves the
+# `hnsw.` prefix without that setting (setting it is an error), so it is set only where it exists;
+# there, a wider ef_search is all that widens the walk.
+_VECTOR_SETTINGS = """
+SELECT set_config('hnsw.ef_search', %s, true),
+       CASE WHEN (SELECT string_to_array(extversion, '.')::int[] >= '{0,8}'
+                    FROM pg_extension WHERE extname = 'vector')
+            THEN set_config('hnsw.iterative_scan', 'relaxed_order', true) END"""
+
+
+def vector_candidates(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    vector: Sequence[float],
+    *,
+    model: str,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    depth: int = DEPTH,
+) -> list[Candidate]:
+    statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
+    params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
+    # The settings are local to a transaction: the query must run in the same one (an autocommit
+    # connection, as the server's pool is, would drop them before the query and scan 40 rows).
+    with conn.transaction():
+        conn.execute(_VECTOR_SETTINGS, (str(max(40, depth * 2)),))
+        rows = conn.execute(statement, params).fetchall()
+    return sorted((Candidate(lineage, float(sim)) for lineage, sim in rows), key=lambda c: -c.score)
+
+
+def rejections(
+    conn: psycopg.Connection, space: str, notes: Sequence[int], model: str | None
+) -> list[Rejection]:
+    if not notes:
+        return []
+    rows = conn.execute(_REJECTIONS, {"space": space, "notes": list(notes), "model": model}).fetchall()
+    return [Rejection(note, tuple(lex), _parse_vector(vec)) for note, lex, vec in rows]
+
+
+def _parse_vector(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    return tuple(float(x) for x in text.strip("[]").split(","))
+
+
+def _filters(
+    spaces: Sequence[str], kinds: Sequence[str] | None, tags: Sequence[str] | None, depth: int
+) -> dict[str, object]:
+    return {
+        "spaces": list(spaces),
+        "kinds": list(kinds) if kinds else None,
+        "tags": list(tags) if tags else None,
+        "depth": depth,
+    }
+
+
+@dataclass(frozen=True)
+class KeywordPart:
+    """The half of a search that needs no query vector (the tool runs it while the query is embedded)."""
+
+    forms: Terms | None
+    words: list[str]  # the query's lexemes, for feedback
+    candidates: list[Candidate]
+
+
+def keyword_part(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    query: str,
+    *,
+    model: str | None,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+) -> KeywordPart:
+    """`model`: the embedder's model (marks which matches have a vector to compare), or None."""
+    forms, words = parse(conn, query)
+    return KeywordPart(
+        forms, words, keyword_candidates(conn, spaces, forms, model=model, kinds=kinds, tags=tags)
+    )
+
+
+def search(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    query: str,
+    *,
+    session_space: str,
+    vector: Sequence[float] | None = None,
+    model: str | None = None,
+    min_similarity: float = 0.3,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    limit: int = 5,
+    expand: bool = True,
+    keyword: KeywordPart | None = None,
+    nearest: Sequence[Candidate] | None = None,
+) -> list[Hit]:
+    """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
+    embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
+    `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them."""
+    use_vector = vector is not None and model is not None
+    if keyword is None:
+        keyword = keyword_part(
+            conn, spaces, query, model=model if use_vector else None, kinds=kinds, tags=tags
+        )
+    forms, words = keyword.forms, keyword.words
+    if nearest is None:
+        nearest = []
+        if vector is not None and model is not None:
+            nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
+    fused = fuse(keyword.candidates, nearest, min_similarity=min_similarity)
+    kept = threshold(fused, min_similarity=min_similarity)
+    if not kept:
+        return []
+    drop = rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
+    top = [r for r in kept if r.lineage not in drop][:limit]
+    if not top:
+        return []
+    linked: list[tuple[int, graph.Link]] = []
+    if expand:
+        neighbours = graph.neighbours(conn, [r.lineage for r in top], spaces)
+        linked = pick_linked([r.lineage for r in top], neighbours, drop, limit=min(MAX_LINKED, limit))
+    return _show(conn, forms, top, linked)
+
+
+def pick_linked(
+    order: Sequence[int], neighbours: Sequence[graph.Link], drop: set[int], *, limit: int
+) -> list[tuple[int, graph.Link]]:
+    """1-hop neighbours of the hits, in the hits' order, each once, never a hit or a rejected note."""
+    seen = set(order) | drop
+    rank = {lineage: i for i, lineage in enumerate(order)}
+    out: list[tuple[int, graph.Link]] = []
+    for link in sorted(neighbours, key=lambda n: (rank.get(n.hit, len(rank)), n.other)):
+        if link.other in seen or len(out) >= limit:
+            continue
+        seen.add(link.other)
+        out.append((link.other, link))
+    return out
+
+
+def _show(
+    conn: psycopg.Connection,
+    forms: Terms | None,
+    top: Sequence[Scored],
+    linked: Sequence[tuple[int, graph.Link]],
+) -> list[Hit]:
+    wanted = [r.lineage for r in top] + [lineage for lineage, _ in linked]
+    matched = [r.lineage for r in top if r.matched] if forms is not None else []
+    rank = forms.rank if forms is not None else None
+    rows = conn.execute(_SHOW, {"rank": rank, "ids": wanted, "matched": matched}).fetchall()
+    shown = {lineage: (kind, title, _clean(text)) for lineage, kind, title, text in rows}
+    hits = []
+    for r in top:
+        if r.lineage in shown:
+            kind, title, text = shown[r.lineage]
+            hits.append(Hit(ids.note(r.lineage), kind, title, text, round(r.score, 3), why(r)))
+    scores = {r.lineage: r.score for r in top}
+    for lineage, link in linked:
+        if lineage in shown:
+            kind, title, text = shown[lineage]
+            score = round(0.5 * scores.get(link.hit, 0.0), 3)
+            hits.append(Hit(ids.note(lineage), kind, title, text, score, "linked", link.describe()))
+    return hits
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if "«" in text else snippet_of(text)
+
+
+def mark_irrelevant(
+    conn: psycopg.Connection,
+    origin: Origin,
+    readable: Sequence[str],
+    note: int,
+    query: str,
+    *,
+    vector: Sequence[float] | None,
+    model: str | None,
+) -> int:
+    """Record that `note` does not answer `query` for searches from the session's space."""
+    secrets.refuse(("query", query), what="query")
+    with conn.transaction():
+        found = conn.execute(
+            "SELECT 1 FROM notes WHERE lineage = %s AND superseded_at IS NULL AND space = ANY(%s)",
+            (note, list(readable)),
+        ).fetchone()
+        if found is None:
+            raise NotFound(
+                f"No note n_{note} in this session's spaces.", "Call search_notes to find note ids."
+            )
+        row = conn.execute(
+            "INSERT INTO irrelevant (space, note, query, lexemes, embedding, embedding_model, source, "
+            "workspace) VALUES (%s, %s, %s, tsvector_to_array(to_tsvector('english', %s)), "
+            "%s::vector, %s, %s, %s) RETURNING id",
+            (
+                origin.space,
+                note,
+                query,
+                query,
+                to_pgvector(vector) if vector is not None else None,
+                model if vector is not None else None,
+                origin.source,
+                origin.workspace,
+            ),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
