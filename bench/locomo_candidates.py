@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.store import search
-from lore.store.search import Candidate, Scored
+from lore.core import ranking
+from lore.core.ranking import Candidate, Scored
 
 MIN_SIMILARITY = 0.3  # MiniLM's, as in the default setting
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(4, 17))  # 0.20 .. 0.80
@@ -55,15 +55,15 @@ def _words(text: str, stop: set[str]) -> list[str]:
 
 
 def _cut(scored: Sequence[Scored]) -> list[int]:
-    kept = search.threshold(scored, min_similarity=MIN_SIMILARITY)
+    kept = ranking.threshold(scored, min_similarity=MIN_SIMILARITY)
     return [r.lineage for r in kept[:10]]
 
 
 def _fused(
-    c: Any, weight: float, depth: int = search.DEPTH, keyword: Sequence[Candidate] | None = None
+    c: Any, weight: float, depth: int = ranking.DEPTH, keyword: Sequence[Candidate] | None = None
 ) -> list[Scored]:
-    kw = c.keyword[search.KEYWORD_POOL] if keyword is None else keyword
-    return search.fuse(kw, c.vector[depth], weight=weight, depth=depth, min_similarity=MIN_SIMILARITY)
+    kw = c.keyword[ranking.KEYWORD_POOL] if keyword is None else keyword
+    return ranking.fuse(kw, c.vector[depth], weight=weight, depth=depth, min_similarity=MIN_SIMILARITY)
 
 
 def changes(spaces: Sequence[Any], data: Path, stop: set[str]) -> list[Change]:
@@ -88,8 +88,8 @@ def changes(spaces: Sequence[Any], data: Path, stop: set[str]) -> list[Change]:
 
     def rrf(space: Any, j: int, c: Any, p: tuple[int, float]) -> list[int]:
         k, w = p
-        kw = sorted(c.keyword[search.KEYWORD_POOL], key=lambda x: -x.score)[: search.DEPTH]
-        vec = sorted(c.vector[search.DEPTH], key=lambda x: -x.score)[: search.DEPTH]
+        kw = sorted(c.keyword[ranking.KEYWORD_POOL], key=lambda x: -x.score)[: ranking.DEPTH]
+        vec = sorted(c.vector[ranking.DEPTH], key=lambda x: -x.score)[: ranking.DEPTH]
         fused: dict[int, float] = collections.defaultdict(float)
         for r, x in enumerate(kw):
             fused[x.lineage] += w / (k + r + 1)
@@ -105,7 +105,7 @@ def changes(spaces: Sequence[Any], data: Path, stop: set[str]) -> list[Change]:
 
     def by_hits(space: Any, j: int, c: Any, p: tuple[float, float, int]) -> list[int]:
         few, many, most = p
-        return _cut(_fused(c, few if len(c.keyword[search.KEYWORD_POOL]) <= most else many))
+        return _cut(_fused(c, few if len(c.keyword[ranking.KEYWORD_POOL]) <= most else many))
 
     def bm25_side(space: Any, j: int, c: Any, p: tuple[float, int]) -> list[int]:
         w, depth = p
@@ -120,7 +120,7 @@ def changes(spaces: Sequence[Any], data: Path, stop: set[str]) -> list[Change]:
             at = {lin: i for i, (lin) in enumerate(lineage[space.name][m] for m, _ in space.memories)}
             idf = bm25[space.name].idf
             pool: collections.Counter[str] = collections.Counter()
-            for r in _fused(c, search.KEYWORD_WEIGHT)[:docs]:
+            for r in _fused(c, ranking.KEYWORD_WEIGHT)[:docs]:
                 for t in set(words[space.name][at[r.lineage]]):
                     pool[t] += idf.get(t, 0.0)
             extra = [t for t, _ in pool.most_common(terms + len(query)) if t not in query][:terms]

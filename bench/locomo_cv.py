@@ -13,7 +13,7 @@ src/lore/embeddings/__init__.py, docs/decisions.md "Retrieval"):
 
 `search_notes` cannot take another weight, so the sweep runs here: each question's keyword and vector
 candidates are fetched once with lore's own query functions (`lore.search.keyword_candidates`,
-`vector_candidates`, the same SQL as the tool), then `lore.search.fuse` and `threshold` rank them for
+`vector_candidates`, the same SQL as the tool), then `lore.fusion.fuse` and `threshold` rank them for
 each setting. The default configuration's figures still come from the real `search_notes` calls;
 the replay of the default is checked against them (same top 10).
 """
@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lore.core import ranking as fusion
+from lore.core.ranking import Candidate
 from lore.store import search
-from lore.store.search import Candidate
 
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 .. 1.00
 DEPTHS = (20, 30, 40, 50, 75, 100)
@@ -38,11 +39,11 @@ TRAIN = 3  # conversations to tune on; the other two are held out
 
 @dataclass(frozen=True)
 class Setting:
-    weight: float = search.KEYWORD_WEIGHT
-    depth: int = search.DEPTH
+    weight: float = fusion.KEYWORD_WEIGHT
+    depth: int = fusion.DEPTH
     min_similarity: float = 0.3
-    relative: float = search.RELATIVE_FLOOR
-    pool: int = search.KEYWORD_POOL
+    relative: float = fusion.RELATIVE_FLOOR
+    pool: int = fusion.KEYWORD_POOL
 
     def label(self) -> str:
         return f"w {self.weight:.2f}, depth {self.depth}, min_sim {self.min_similarity:.2f}"
@@ -98,10 +99,10 @@ def collect(
 
 def ranking(c: Candidates, s: Setting) -> list[int]:
     """lore.store.search.search's ranking (no rejections, no links in this bench) under setting `s`."""
-    fused = search.fuse(
+    fused = fusion.fuse(
         c.keyword[s.pool], c.vector[s.depth], weight=s.weight, depth=s.depth, min_similarity=s.min_similarity
     )
-    kept = search.threshold(fused, min_similarity=s.min_similarity, relative=s.relative)
+    kept = fusion.threshold(fused, min_similarity=s.min_similarity, relative=s.relative)
     return [r.lineage for r in kept[:LIMIT]]
 
 

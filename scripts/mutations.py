@@ -76,14 +76,19 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "instructions-own-files",
         "session start leaves out the instruction files the client loads itself",
-        "src/lore/hooks/session_start.py",
-        (("        skip_families=adapter.loads,\n", "        skip_families=(),\n"),),
+        "src/lore/core/session_start.py",
+        (
+            (
+                "        skip_families=tuple(known.loads) if known is not None else (),\n",
+                "        skip_families=(),\n",
+            ),
+        ),
         ("tests/integration/test_instructions.py",),
     ),
     Mutation(
         "client-canonical-id",
         "source is lore's client id, not the name the agent gave",
-        "src/lore/mcp/server.py",
+        "src/lore/service/runtime.py",
         (("            return canonical(name)\n        if len", "            return name\n        if len"),),
         ("tests/reliability/test_client_names.py",),
     ),

@@ -15,10 +15,11 @@ import psycopg
 import pytest
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore.core import render
+from lore.core import render, session_start
 from lore.core.config import load_config
-from lore.core.session import Origin
-from lore.store import handoffs, purge, search, tasks
+from lore.core.session import Origin, build
+from lore.core.workspace import WorkspaceSignal
+from lore.store import handoffs, purge, search, snapshot, tasks
 
 LORE = str(Path(sys.executable).parent / "lore")
 TOKEN = "ghp_" + "Zq9x" * 9
@@ -266,7 +267,8 @@ def test_the_psycopg_side_renders_the_same_text_as_the_hook(
     tasks.update(conn, here, ["work"], task.lineage, "doing")
     conn.commit()
     hook(env, "session-end", stop(work, "MARKER-SAME"))
-    last = handoffs.last_session(conn, "work", str(work), config.handoff_max_age_hours)
+    session = build(WorkspaceSignal(work, "test"), config, env, "claude-code")
+    last = snapshot.read(conn, session_start.request(session, config, "claude-code")).last
     assert last is not None and last.doing == [(task.lineage, "Ship it")] and last.doing_total == 1
     ours = render.session_start([], space="work", workspace_name="acme-api", last=last).text
     theirs = start_text(env, work)

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from lore.core.errors import StoreError
-from lore.db import embedded, snapshot
+from lore.db import embedded, psql
 
 PASSWORD = "s3cr:t@pw/with%odd chars"
 ROOT_ONLY = pytest.mark.skipif(
@@ -97,7 +97,7 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
     result: dict[str, Any] = {}
 
     def query() -> None:
-        result["data"] = snapshot.psql_json(
+        result["data"] = psql.psql_json(
             password_server,
             "SELECT pg_sleep(1.5);\nSELECT json_build_object('user', current_user);\n",
             {},
@@ -126,7 +126,7 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
 def test_a_wrong_password_fails_without_echoing_it(password_server: str) -> None:
     wrong = password_server.replace(quote(PASSWORD, safe=""), "not-the-password")
     with pytest.raises(StoreError) as failed:
-        snapshot.psql_json(wrong, "SELECT json_build_object('a', 1);\n", {}, timeout=20)
+        psql.psql_json(wrong, "SELECT json_build_object('a', 1);\n", {}, timeout=20)
     assert "not-the-password" not in str(failed.value) and "authentication failed" in str(failed.value)
 
 
@@ -156,4 +156,4 @@ def test_a_wrong_password_fails_without_echoing_it(password_server: str) -> None
 def test_the_password_is_taken_out_of_every_form_of_url(
     url: str, argv_url: str, password: str | None
 ) -> None:
-    assert snapshot._password_apart(url) == (argv_url, password)
+    assert psql._password_apart(url) == (argv_url, password)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from lore.core import render
+from lore.core.session_start import Request
 from lore.db import snapshot
 from lore.store import facts
 
@@ -71,6 +72,13 @@ def _expected(conn: psycopg.Connection, spaces: list[str], prefer: str) -> list[
     return [r[0] for r in rows]
 
 
+def _wanted(spaces: list[str], workspace: str) -> Request:
+    """A session start in the first of `spaces`, reading them all: no handoff, no instructions."""
+    return Request(
+        tuple(spaces), workspace, render.SESSION_START_MAX_FACTS, spaces[0], "/nowhere", 0, 3, None, 8
+    )
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_hook_read_and_facts_query_agree_on_random_histories(
     conn: psycopg.Connection, db_url: str, seed: int
@@ -81,7 +89,7 @@ def test_hook_read_and_facts_query_agree_on_random_histories(
         spaces = rng.sample(SPACES, rng.randint(1, 3))
         workspace = rng.choice(["acme-api", "Acme-Api", "infra", "nothing"])
         expected = _expected(conn, spaces, workspace)
-        snap = snapshot.read(db_url, spaces, workspace, timeout=10)
+        snap = snapshot.read(db_url, _wanted(spaces, workspace), timeout=10)
         through_psycopg, total = facts.page(
             conn, spaces, prefer_subject=workspace, limit=render.SESSION_START_MAX_FACTS
         )
@@ -111,6 +119,6 @@ def test_inbox_counts_agree_with_the_rows(conn: psycopg.Connection, db_url: str)
             (read, None if read is None else "reader"),
         )
     conn.commit()
-    snap = snapshot.read(db_url, ["alpha"], "x", timeout=10, inbox_space="alpha")
+    snap = snapshot.read(db_url, _wanted(["alpha"], "x"), timeout=10)
     assert (snap.inbox, snap.unread) == (1, 2)
     assert conn.execute("SELECT inbox, unread FROM lore_inbox_counts('alpha')").fetchone() == (1, 2)

@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lore.core.ranking import Candidate, Rejection, Scored, fuse, rejected, snippet_of, terms, threshold, why
 from lore.store import graph
-from lore.store.search import (
-    Candidate,
-    Rejection,
-    Scored,
-    fuse,
-    pick_linked,
-    rejected,
-    snippet_of,
-    terms,
-    threshold,
-    why,
-)
+from lore.store.search import pick_linked
 
 
 def test_fusion_normalises_each_list_and_averages() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from lore.core import ranking
 from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.session import Origin
 from lore.embeddings.runner import Runner
@@ -25,7 +26,7 @@ def fake() -> Runner:
     return Runner({"LORE_EMBEDDER": "fake"})
 
 
-def find(conn: psycopg.Connection, runner: Runner, query: str, **kw: Any) -> list[search.Hit]:
+def find(conn: psycopg.Connection, runner: Runner, query: str, **kw: Any) -> list[ranking.Hit]:
     vector = runner.query(query)
     return search.search(
         conn,

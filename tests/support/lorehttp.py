@@ -205,7 +205,7 @@ def _start_in_process(
 
     from lore.cli.serving import app_for, listen
     from lore.http.app import Options
-    from lore.mcp.server import AppState
+    from lore.service.runtime import Runtime
 
     fields, level = _options(args)
     sock = listen(fields["host"], 0)
@@ -216,7 +216,7 @@ def _start_in_process(
     root.addHandler(handler)
     root.setLevel(min(root.getEffectiveLevel(), logging.getLevelName(level.upper())))
     lore_log.setLevel(logging.INFO)
-    state = AppState(env=dict(env), transport="http")
+    state = Runtime(env=dict(env), transport="http")
     uv: uvicorn.Server | None = None
     thread: threading.Thread | None = None
 

@@ -1,7 +1,7 @@
 """Real MCP client sessions (the SDK's client) against lore's MCP server.
 
 `lore_session` runs the server in this process (the SDK's in-memory transport, the initialize
-handshake as over stdio): the same `create_server` and `AppState` that `lore mcp` runs, resolving
+handshake as over stdio): the same `create_server` and `Runtime` that `lore mcp` runs, resolving
 the workspace from the same signals (`--workspace`, the environment it is given, roots, its working
 directory), without paying for a process per test. `lore_stdio_session` spawns the real `lore mcp`
 over stdio: for what only the process shows (the stdio framing, argv, process exit).
@@ -43,9 +43,10 @@ async def lore_session(
 ) -> AsyncIterator[ClientSession]:
     """A session with lore's MCP server run in this process, as `lore mcp [--workspace W]` started
     in `cwd` with environment `env` would be."""
-    from lore.mcp.server import AppState, create_server
+    from lore.mcp.server import create_server
+    from lore.service.runtime import Runtime
 
-    state = AppState(
+    state = Runtime(
         env=dict(env),
         transport="stdio",
         workspace_arg=str(workspace) if workspace else None,

@@ -144,8 +144,8 @@ from importlib import resources
 for info in pkgutil.walk_packages(lore.__path__, "lore."):
     importlib.import_module(info.name)
 root = resources.files("lore")
-assert root.joinpath("web", "templates", "base.html").is_file()
-assert root.joinpath("web", "static", "lore.css").is_file()
+assert root.joinpath("http", "web", "templates", "base.html").is_file()
+assert root.joinpath("http", "web", "static", "lore.css").is_file()
 assert root.joinpath("installers", "assets", "opencode-plugin.js").is_file()
 assert root.joinpath("db", "migrations", "0001_initial.sql").is_file()
 from lore.embeddings.local import _packaged_onnx

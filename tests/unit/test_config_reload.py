@@ -1,4 +1,4 @@
-"""The live config of a long-running server (lore.config.LiveConfig, AppState): re-read when the
+"""The live config of a long-running server (lore.config.LiveConfig, Runtime): re-read when the
 file's stat signature changes, an invalid file is an error (never the last good config). No database."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from lore.core.config import LiveConfig, file_signature
 from lore.core.errors import ConfigError
-from lore.mcp.server import AppState
+from lore.service.runtime import Runtime
 
 ONE = 'default_space = "personal"\n[[space]]\nid = "personal"\n'
 TWO = ONE + '[[space]]\nid = "side"\npaths = ["/tmp/side"]\n'
@@ -89,7 +89,7 @@ def test_an_invalid_file_fails_every_call_until_fixed(tmp_path: Path) -> None:
 def test_app_state_config_is_the_file_as_it_is_now(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     _touch(path, ONE, 4_000_000_000_000_000_000)
-    state = AppState(env={"LORE_CONFIG": str(path)}, transport="stdio", cwd=str(tmp_path))
+    state = Runtime(env={"LORE_CONFIG": str(path)}, transport="stdio", cwd=str(tmp_path))
     assert state.config().ids == ("personal",)
     _touch(path, TWO, 4_000_000_000_000_000_001)
     assert state.config().ids == ("personal", "side")

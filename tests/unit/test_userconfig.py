@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from lore.core import users as userconfig
 from lore.core.config import parse_config
 from lore.core.errors import ConfigError, InvalidInput
 from lore.core.spaces import resolve
-from lore.store import userconfig
 
 TOML = """
 default_space = "home"

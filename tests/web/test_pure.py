@@ -10,7 +10,7 @@ import anyio
 from starlette.requests import Request
 
 from lore.http.web import app, sessions, svg
-from lore.mcp.server import AppState
+from lore.service.runtime import Runtime
 from lore.store import auth
 
 T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -114,8 +114,8 @@ def test_the_readme_shows_a_screenshot_of_the_ui() -> None:
 
 
 def test_cookies_are_secure_over_https() -> None:
-    behind_proxy = app.UI(cast(AppState, None), sign_in=False, base_url="https://lore.example.com")
-    plain = app.UI(cast(AppState, None), sign_in=False, base_url="http://127.0.0.1:8765")
+    behind_proxy = app.UI(cast(Runtime, None), sign_in=False, base_url="https://lore.example.com")
+    plain = app.UI(cast(Runtime, None), sign_in=False, base_url="http://127.0.0.1:8765")
     request = _request("GET", "/sign-in")
     assert behind_proxy.cookie_name(request) == "__Host-lore_session"
     assert plain.cookie_name(request) == "lore_session"

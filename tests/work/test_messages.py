@@ -162,7 +162,7 @@ def test_the_domain_modules_import_nothing_of_the_embedder() -> None:
     import sys
 
     probe = (
-        "import sys, lore.messages, lore.tasks, lore.listen, lore.inbox\n"
+        "import sys, lore.store.messages, lore.store.tasks, lore.store.listen, lore.core.inbox\n"
         "print(sorted(m for m in sys.modules if 'embed' in m or m.split('.')[0] in ('onnxruntime', 'numpy')))"
     )
     done = subprocess.run(

@@ -139,6 +139,12 @@ def _parser() -> argparse.ArgumentParser:
     hand = sub.add_parser("handoff", help="what the last agent session here left: its final message, changes")
     hand.add_argument("--workspace", metavar="DIR", help="default: the current directory")
 
+    start = sub.add_parser(
+        "session-start", help="the memory an agent gets here before its first prompt (what its hook injects)"
+    )
+    start.add_argument("--client", default="claude-code", help="the agent (its budget and instruction files)")
+    start.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+
     nts = sub.add_parser("notes", help="write a note from a terminal")
     nts.add_argument("action", choices=["add"], help="add: remember a note")
     nts.add_argument("body", help="the note's text")

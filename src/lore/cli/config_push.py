@@ -30,12 +30,13 @@ def push(file: str | None, user: str | None) -> int:
     config = parse_config(text, path)
     home = os.environ.get("HOME") or str(Path.home())
     if user:
-        from lore.cli.token import database
-        from lore.store import userconfig
+        from lore.cli.context import runtime
+        from lore.core.users import local_name
+        from lore.service import accounts
 
-        with database() as conn:
-            pushed = userconfig.push(conn, user, text, home)
-        spaces = [userconfig.local_name(user, s) for s in pushed.config.ids]
+        with runtime(config_optional=True) as rt:
+            pushed = accounts.push_config(rt, user, text, home)
+        spaces = [local_name(user, s) for s in pushed.config.ids]
         return _report(user, pushed.version, spaces, list(pushed.ignored), path)
     url, token = os.environ.get("LORE_URL", "").rstrip("/"), os.environ.get("LORE_TOKEN", "")
     if not url or not token:

@@ -15,26 +15,14 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from lore.cli.curate import session_and_connection
-from lore.core.config import load_config
-from lore.core.errors import ConfigError, InvalidInput, Refused
-from lore.db import connect, migrate
-from lore.store import markdown, purge, transfer
-
-
-def _url() -> str:
-    try:
-        configured = load_config().database_url
-    except ConfigError:  # export/import/purge need no space: the database is enough
-        configured = None
-    return connect.target(configured).url
+from lore.cli.context import runtime
+from lore.core.errors import InvalidInput, Refused
+from lore.service import data
 
 
 def export(space: str | None, output: str | None) -> int:
-    with connect.connect(_url()) as conn:
-        migrate.upgrade(conn)
-        conn.commit()
-        lines = transfer.export(conn, space)
+    with runtime(config_optional=True) as rt:
+        lines = data.export(rt, space)
         if output in (None, "-"):
             for line in lines:
                 sys.stdout.write(line + "\n")
@@ -91,10 +79,8 @@ def load(file: str) -> int:
             f"Cannot read {path}: {exc.strerror}.", "Pass the file written by `lore export`."
         ) from None
     try:
-        with connect.connect(_url()) as conn:
-            migrate.upgrade(conn)
-            conn.commit()
-            report = transfer.load(conn, transfer.lines_of(handle))
+        with runtime(config_optional=True) as rt:
+            report = data.load(rt, handle)
     except UnicodeDecodeError:
         raise InvalidInput(f"{path} is not UTF-8 text.", "Pass the file written by `lore export`.") from None
     finally:
@@ -106,21 +92,19 @@ def load(file: str) -> int:
 
 def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> int:
     path = Path(target).expanduser()
-    collected = markdown.files_in(path)
-    with session_and_connection(workspace) as (session, conn):
-        root = Path(session.signal.path)
-        found: list[markdown.Section] = []
-        for file in collected.files:
-            found.extend(markdown.sections(markdown.read(file), markdown.file_key(file, root)))
-        outcome = markdown.apply(conn, session.origin, found, allow_secret=allow_secret)
+    with runtime() as rt:
+        session = rt.command_session(workspace)
+        collected, outcome = data.import_markdown(rt, session, path, allow_secret=allow_secret)
     print(f"Imported {len(collected.files)} files into space {session.space}: {outcome.describe()}.")
-    _listed(outcome, collected.skipped, f" (lore does not follow links out of {path})")
+    _listed(
+        outcome.created + outcome.updated, collected.skipped, f" (lore does not follow links out of {path})"
+    )
     return 0
 
 
-def _listed(outcome: markdown.Outcome, skipped: list[tuple[Path, str]], why_skipped: str = "") -> None:
+def _listed(written: list[str], skipped: list[tuple[Path, str]], why_skipped: str = "") -> None:
     """The notes an import wrote, and the files it left out with the reason."""
-    for note_id in outcome.created + outcome.updated:
+    for note_id in written:
         print(f"  {note_id}")
     if skipped:
         print(f"Skipped {len(skipped)}{why_skipped}:")
@@ -129,30 +113,20 @@ def _listed(outcome: markdown.Outcome, skipped: list[tuple[Path, str]], why_skip
 
 
 def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
-    from lore.store import instructions
-
-    with session_and_connection(workspace) as (session, conn):
-        root = Path(session.root)
-        folder = Path(target).expanduser() if target else root
-        found = instructions.find(folder, root)
-        key = markdown.file_key(folder, root)
-        scope = "" if key == "." else key
-        done = instructions.apply(conn, session.origin, found, scope, allow_secret=allow_secret)
-    print(instructions.describe(done, session.space))
+    with runtime() as rt:
+        session = rt.command_session(workspace)
+        folder = Path(target).expanduser() if target else None
+        found, done = data.import_instructions(rt, session, folder, allow_secret=allow_secret)
+    print(done.describe(session.space))
     if done.removed:
         print(f"Forgotten (their sections are no longer in the files): {', '.join(done.removed)}")
-    _listed(done.outcome, found.skipped)
+    _listed(done.outcome.created + done.outcome.updated, found.skipped)
     return 0
 
 
 def erase(item: str, yes: bool, full: bool) -> int:
-    purge.parse_id(item)
-    url = _url()
-    with connect.connect(url) as conn:
-        migrate.upgrade(conn)
-        conn.commit()
-        planned = purge.plan(conn, item)
-        conn.rollback()
+    with runtime(config_optional=True) as rt:
+        planned = data.purge_plan(rt, item)
         if not yes:
             if not sys.stdin.isatty():
                 raise Refused(
@@ -163,8 +137,6 @@ def erase(item: str, yes: bool, full: bool) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("Nothing erased.")
                 return 1
-        done = purge.purge(conn, item, getpass.getuser())
-    with connect.connect(url, autocommit=True) as conn:
-        purge.vacuum(conn, item, full=full)
+        done = data.purge_item(rt, item, getpass.getuser(), full=full)
     print(f"Erased {done.describe()}.")
     return 0

@@ -161,6 +161,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import memory
 
         return memory.handoff(args.workspace)
+    if command == "session-start":
+        from lore.cli import memory
+
+        return memory.start(args.workspace, args.client)
     raise AssertionError(command)
 
 

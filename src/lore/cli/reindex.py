@@ -8,12 +8,12 @@ import os
 import sys
 import time
 
+from lore.cli.context import runtime
 from lore.core.config import load_config
 from lore.core.errors import LoreError
 from lore.core.render import counted
-from lore.db import connect, migrate
 from lore.embeddings.runner import Runner
-from lore.store.embed_worker import reindex as embed_all
+from lore.service import search
 
 
 def bar(done: int, total: int, started: float, width: int = 30) -> str:
@@ -29,16 +29,14 @@ def run(*, everything: bool = False) -> int:
     try:
         config = load_config()
         settings = config.embedder
-        url = config.database_url
     except LoreError:  # no config: embed with the defaults into the default database
         from lore.core.config import EmbedderSettings
 
-        settings, url = EmbedderSettings(), None
+        settings = EmbedderSettings()
     runner = Runner(os.environ, settings)
     if runner.model is None:
         print("The embedder is `none`: search is keyword only; nothing to embed.")
         return 0
-    target = connect.target(url)
     started = time.monotonic()
     live = sys.stderr.isatty()
 
@@ -50,9 +48,8 @@ def run(*, everything: bool = False) -> int:
             print(line, file=sys.stderr, flush=True)
 
     try:
-        with connect.connect(target.url) as conn:
-            migrate.upgrade(conn)
-            count = embed_all(conn, runner, everything=everything, progress=progress)
+        with runtime(config_optional=True) as rt:
+            count = search.reindex(rt, runner, everything=everything, progress=progress)
     finally:
         runner.close()
     if live:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from lore.http.app import Options
-    from lore.mcp.server import AppState
+    from lore.service.runtime import Runtime
 
 DEFAULT_PORT = 8765
 
@@ -33,9 +33,10 @@ def _logging(level: str = "warning") -> None:
 
 def stdio(workspace: str | None) -> int:
     _logging()
-    from lore.mcp.server import AppState, create_server
+    from lore.mcp.server import create_server
+    from lore.service.runtime import Runtime
 
-    state = AppState(env=dict(os.environ), transport="stdio", workspace_arg=workspace)
+    state = Runtime(env=dict(os.environ), transport="stdio", workspace_arg=workspace)
     server = create_server(state)
     try:
         server.run("stdio")
@@ -148,10 +149,10 @@ def _serve(
     import uvicorn
 
     from lore.http.app import Options
-    from lore.mcp.server import AppState
+    from lore.service.runtime import Runtime
 
     port = int(sock.getsockname()[1])  # the real one, also when asked for port 0
-    state = AppState(env=dict(os.environ), transport="http")
+    state = Runtime(env=dict(os.environ), transport="http")
     try:
         app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless), announce)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
@@ -164,13 +165,23 @@ def _serve(
         state.close()
 
 
-def app_for(state: AppState, options: Options, announce: Callable[[str], None] | None = None) -> Starlette:
-    """`lore serve`'s app over `state`, once its socket listens: built, then the ready lines logged
-    (the serving line and how to reach the web UI). Also what the tests serve in their own process."""
-    from lore.http.app import build
+def app_for(state: Runtime, options: Options, announce: Callable[[str], None] | None = None) -> Starlette:
+    """`lore serve`'s app over `state`, once its socket listens: the MCP server (lore.mcp) with the
+    sign-in of the mode, inside the HTTP app (lore.http: /api, the web UI, health), then the ready
+    lines logged (the serving line and how to reach the web UI). Also what the tests serve in their
+    own process."""
+    from lore.http.app import auth_for, build
+    from lore.mcp.server import create_server
 
     try:
-        app = build(state, options)
+        auth = auth_for(state, options)
+        server = create_server(
+            state,
+            token_verifier=auth.token_verifier,
+            auth=auth.auth,
+            auth_server_provider=auth.auth_server_provider,
+        )
+        app = build(state, options, server, auth)
     except ValueError as exc:  # the SDK's checks of the issuer URL (https unless loopback)
         first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise Refused(

@@ -215,9 +215,9 @@ def _check_embedded_access(conn: Any, lines: list[tuple[str, str]]) -> None:
 def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str]]) -> None:
     from lore.core.session import build
     from lore.core.workspace import WorkspaceSignal
-    from lore.store import overview
+    from lore.service import overview
 
-    for seen in overview.workspaces_seen(conn, None, limit=10):
+    for seen in overview.workspaces_seen(conn, limit=10):
         workspace = seen.workspace
         try:
             session = build(WorkspaceSignal(Path(workspace), "seen"), config, os.environ, "cli")

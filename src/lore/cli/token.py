@@ -10,51 +10,33 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-import psycopg
-
-from lore.core.config import load_config
-from lore.core.errors import ConfigError, InvalidInput
-from lore.db import connect, migrate
-from lore.store import auth
-
-
-def database() -> psycopg.Connection:
-    """The server's database: LORE_DATABASE_URL, else the config's [database] url, else embedded."""
-    try:
-        url = load_config().database_url
-    except ConfigError:
-        url = None  # an admin host needs no lore config file
-    conn = connect.connect(connect.target(url).url)
-    migrate.upgrade(conn)
-    return conn
+from lore.cli.context import runtime
+from lore.core.errors import InvalidInput
+from lore.service import accounts
+from lore.service.runtime import Runtime
 
 
 def run(action: str, target: str | None, *, expires: str | None, label: str | None, user: str | None) -> int:
-    with database() as conn:
+    """On the server's database: LORE_DATABASE_URL, else the config's [database] url, else embedded
+    (an admin host needs no lore config file)."""
+    with runtime(config_optional=True) as rt:
         if action == "create":
-            return create(conn, target, expires, label)
+            return create(rt, target, expires, label)
         if action == "list":
-            return listing(conn, user or target)
-        return revoke(conn, target, user)
+            return listing(rt, user or target)
+        return revoke(rt, target, user)
 
 
-def create(conn: psycopg.Connection, user: str | None, expires: str | None, label: str | None) -> int:
-    if not user:
-        raise InvalidInput(
-            "lore token create needs a user name", "e.g. `lore token create alice --expires 90d`"
-        )
-    when = auth.parse_expiry(expires, datetime.now(UTC))
-    if label is not None and not 1 <= len(label) <= 200:
-        raise InvalidInput("--label must be 1-200 characters", "e.g. --label laptop")
-    row, secret = auth.create(conn, user, expires_at=when, label=label)
+def create(rt: Runtime, user: str | None, expires: str | None, label: str | None) -> int:
+    row, secret = accounts.create_token(rt, user, expires=expires, label=label)
     until = f"expires {row.expires_at.isoformat(timespec='minutes')}" if row.expires_at else "no expiry"
     print(f"token {row.id} for {row.user_name} ({until}); shown once, store it now:", file=sys.stderr)
     print(secret, flush=True)
     return 0
 
 
-def listing(conn: psycopg.Connection, user: str | None) -> int:
-    rows = auth.list_tokens(conn, user)
+def listing(rt: Runtime, user: str | None) -> int:
+    rows = accounts.tokens(rt, user)
     if not rows:
         print("No tokens. `lore token create USER` makes one.")
         return 0
@@ -68,16 +50,16 @@ def listing(conn: psycopg.Connection, user: str | None) -> int:
     return 0
 
 
-def revoke(conn: psycopg.Connection, target: str | None, user: str | None) -> int:
+def revoke(rt: Runtime, target: str | None, user: str | None) -> int:
     if user:
-        count = auth.revoke_user(conn, auth.check_user(user))
+        count = accounts.revoke_user(rt, user)
         print(f"Revoked {count} token(s) of {user}.")
         return 0
     if not target or not target.isdigit():
         raise InvalidInput(
             "lore token revoke needs a token id (or --user USER)", "`lore token list` shows ids"
         )
-    row = auth.revoke(conn, int(target))
+    row = accounts.revoke_token(rt, int(target))
     print(f"Revoked token {row.id} of {row.user_name}; requests with it now get 401.")
     return 0
 

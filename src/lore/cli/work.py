@@ -4,83 +4,69 @@ core as the MCP tools. The space is the current directory's (or `--workspace`'s)
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from lore.core import inbox, validate
-from lore.core.config import Config, load_config
-from lore.core.errors import ConnectionLost, InvalidInput
-from lore.core.session import SessionContext, build
-from lore.core.workspace import WorkspaceSignal, choose_workspace
-from lore.db import connect, migrate
-from lore.store import messages, tasks
-from lore.store.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener
+import anyio
+
+from lore.cli.context import runtime
+from lore.core import inbox
+from lore.core.errors import InvalidInput
+from lore.core.rows import Message
+from lore.core.session import SessionContext
+from lore.service import work
+from lore.service.runtime import Runtime, first_error
 
 SOURCE = "cli"
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config()
-    signal = (
-        WorkspaceSignal(Path(args.workspace), "--workspace")
-        if args.workspace
-        else choose_workspace(None, os.environ, [], os.getcwd())
-    )
-    session = build(signal, config, os.environ, SOURCE)
-    url = connect.target(config.database_url).url
-    with connect.connect(url) as conn:
-        migrate.upgrade(conn)
-        conn.commit()
+    with runtime() as rt:
+        session = rt.command_session(args.workspace)
         if args.command == "tasks":
-            return _tasks(conn, config, session, args)
+            return _tasks(rt, session, args)
         if args.command == "messages" and args.action != "send":
-            return _messages(conn, session, args.action)
-    if args.command == "messages":
-        return _send(url, config, session, args)
-    return asyncio.run(_listen(url, session.space, desktop=not args.no_desktop))
+            return _messages(rt, session, args.action)
+        if args.command == "messages":
+            return anyio.run(_send, rt, session, args)
+        return anyio.run(partial(_listen, rt, session.space, desktop=not args.no_desktop))
 
 
-def _tasks(conn: Any, config: Config, session: SessionContext, args: argparse.Namespace) -> int:
+def _tasks(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> int:
     rest: list[str] = args.args
     if args.action == "file":
         if not 1 <= len(rest) <= 2:
             raise InvalidInput(
                 "lore tasks file takes TITLE [BODY].", 'Example: lore tasks file "Fix CI" "why…"'
             )
-        title = validate.text(rest[0], "title", max_chars=validate.MAX_TITLE)
-        body = validate.body(rest[1] if len(rest) > 1 else rest[0])
-        target = args.to or session.space
-        task = tasks.file(conn, config, session.origin, target, title, body, allow_secret=args.allow_secret)
+        body = rest[1] if len(rest) > 1 else rest[0]
+        task = work.file_task(rt, session, rest[0], body, to=args.to, allow_secret=args.allow_secret)
         print(f"Filed {task.id} ({task.status}) in space {task.space}.")
         return 0
     if args.action == "update":
         if len(rest) != 2:
             raise InvalidInput("lore tasks update takes ID STATUS.", "Example: lore tasks update n_12 doing")
-        lineage, status = inbox.parse_task_id(rest[0]), inbox.parse_status(rest[1])
-        note = validate.optional(args.note, "note", validate.MAX_REASON)
-        before, task = tasks.update(conn, session.origin, session.readable, lineage, status, note)
+        before, task = work.update_task(rt, session, rest[0], rest[1], args.note)
         print(f"{task.id}: {before} → {task.status}.")
         return 0
     if args.action == "show":
         if len(rest) != 1:
             raise InvalidInput("lore tasks show takes ID.", "Example: lore tasks show n_12")
-        lineage = inbox.parse_task_id(rest[0])
-        task = tasks.get(conn, session.readable, lineage)
+        task, events = work.task(rt, session.readable, rest[0])
         print(inbox.task_line(task, max_body=100_000))
         print(f"  filed {task.filed_at:%Y-%m-%d %H:%M} by {task.from_space} ({task.from_source})")
-        for event in tasks.history(conn, session.readable, lineage):
+        for event in events:
             why = f": {event.note}" if event.note else ""
             print(f"  {event.at:%Y-%m-%d %H:%M} → {event.status} by {event.space} ({event.source}){why}")
         return 0
     statuses = inbox.STATUSES if args.all else inbox.OPEN_STATUSES
-    rows, total = tasks.listing(conn, session.space, statuses, limit=10_000)
+    rows, total = work.tasks_of(rt, session.space, statuses, limit=10_000)
     if not rows:
         print(f"No {'' if args.all else 'open '}tasks in space {session.space}.")
         return 0
@@ -90,14 +76,18 @@ def _tasks(conn: Any, config: Config, session: SessionContext, args: argparse.Na
     return 0
 
 
-def _messages(conn: Any, session: SessionContext, action: str) -> int:
+def _messages(rt: Runtime, session: SessionContext, action: str) -> int:
     if action == "read":
-        got, left = messages.read(conn, session.space, SOURCE, limit=100)
-        for message in got:
+        got = work.read_messages(rt, session, SOURCE)
+        for message in got.messages:
             print(inbox.message_line(message))
-        print(f"{len(got)} read{f'; {left} more unread' if left else ''}." if got else "No unread messages.")
+        left = got.unread_left
+        if got.messages:
+            print(f"{len(got.messages)} read{f'; {left} more unread (read again)' if left else ''}.")
+        else:
+            print("No unread messages.")
         return 0
-    shown = messages.recent(conn, session.space)
+    shown = work.recent_messages(rt, session.space, limit=30)
     if not shown:
         print(f"No messages to or from space {session.space}.")
         return 0
@@ -108,93 +98,68 @@ def _messages(conn: Any, session: SessionContext, action: str) -> int:
     return 0
 
 
-def _send(url: str, config: Config, session: SessionContext, args: argparse.Namespace) -> int:
+async def _send(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> int:
     rest: list[str] = args.args
     if len(rest) != 2:
         raise InvalidInput(
             "lore messages send takes TO BODY.", 'Example: lore messages send work "CI is green"'
         )
-    target = validate.text(rest[0], "to", max_chars=64)
-    body = validate.text(rest[1], "body", max_chars=inbox.MAX_MESSAGE)
-    assert target is not None and body is not None
-    answered = inbox.parse_message_id(args.reply_to, "--reply-to") if args.reply_to else None
+    if args.reply_to:
+        inbox.parse_message_id(args.reply_to, "--reply-to")
     wait = inbox.wait_seconds(args.wait)
 
-    def send() -> messages.Message:
-        with connect.connect(url) as conn:
-            return messages.send(
-                conn, config, session.origin, target, body, reply_to=answered, allow_secret=args.allow_secret
-            )
+    def said(sent: Message) -> None:
+        print(f"Sent {sent.id} to {sent.to_space}; waiting up to {wait:g} s for the reply…", flush=True)
+
+    def send() -> Awaitable[work.Sent]:
+        return work.send_message(
+            rt,
+            session,
+            rest[0],
+            rest[1],
+            reply_to=args.reply_to,
+            wait_seconds=wait,
+            reader=SOURCE,
+            allow_secret=args.allow_secret,
+            on_sent=said,
+        )
 
     if not wait:
-        sent = send()
+        sent = (await send()).message
         print(f"Sent {sent.id} to {sent.to_space}.")
         return 0
+    try:
+        async with anyio.create_task_group() as group:
+            rt.replies.attach(group)  # the reply is waited for on one LISTEN connection, as in the servers
+            done = await send()
+            group.cancel_scope.cancel()
+    except BaseExceptionGroup as failed:
+        raise first_error(failed) from None
+    if done.reply is None:
+        print("No reply yet; `lore messages` shows it when it comes.")
+        return 1
+    print(inbox.message_line(done.reply))
+    return 0
 
-    async def send_and_wait() -> int:
-        async with Listener(url, [CHANNEL_MESSAGES]) as listener:  # listening before the send
-            sent = await asyncio.to_thread(send)
-            print(f"Sent {sent.id} to {sent.to_space}; waiting up to {wait:g} s for the reply…", flush=True)
-            reply = await messages.wait_for_reply(listener, session.space, sent.num, SOURCE, wait)
-        if reply is None:
-            print("No reply yet; `lore messages` shows it when it comes.")
-            return 1
-        print(inbox.message_line(reply))
-        return 0
 
-    return asyncio.run(send_and_wait())
-
-
-async def _listen(url: str, space: str, *, desktop: bool) -> int:
+async def _listen(rt: Runtime, space: str, *, desktop: bool) -> int:
     def state(what: str) -> None:
         text = "lost the database connection; reconnecting…" if what == "lost" else "reconnected"
         print(f"lore listen: {text}", file=sys.stderr, flush=True)
 
-    notify = _notifier() if desktop else None
-    async with Listener(url, CHANNELS, on_state=state) as listener:
-        after_message = await listener.call(messages.latest)
-        after_task = await listener.call(tasks.latest)
+    def ready() -> None:
         print(f"Listening for messages and inbox tasks to space {space} (Ctrl-C stops).", flush=True)
-        while True:
-            events = await listener.wait(None)
-            if not any(_concerns(event, space) for event in events):
-                continue
-            try:
-                after_message = await _new_messages(listener, space, after_message, notify)
-                after_task = await _new_tasks(listener, space, after_task, notify)
-            except ConnectionLost:
-                continue  # the next wait reconnects and says RECONNECTED: we catch up then
 
-
-async def _new_messages(listener: Listener, space: str, after: int, notify: Any) -> int:
-    """Show the messages to `space` above id `after`; returns the new high-water mark."""
-    while True:
-        fresh = await listener.call(partial(messages.since, space=space, after=after))
-        for message in fresh:
-            re_part = f", re {message.reply_id}" if message.reply_id else ""
-            line = (
-                f"message {message.id} from {message.from_space} ({message.source}){re_part}: {message.body}"
-            )
-            _show(line, notify, f"lore: message from {message.from_space}", message.body)
-            after = max(after, message.num)
-        if len(fresh) < 50:
-            return after
-
-
-async def _new_tasks(listener: Listener, space: str, after: int, notify: Any) -> int:
-    arrived = await listener.call(partial(tasks.inbox_since, space=space, after=after))
-    for task in arrived:
-        line = inbox.task_line(task).removeprefix("- ")
-        _show(f"task {line}", notify, f"lore: task from {task.from_space}", task.title or task.body)
-    return max([after, *(task.lineage for task in arrived)])
-
-
-def _concerns(event: Event, space: str) -> bool:
-    if event is RECONNECTED:
-        return True
-    if event.channel == CHANNEL_MESSAGES:
-        return event.payload.get("to_space") == space
-    return event.channel == CHANNEL_TASKS and event.payload.get("space") == space
+    notify = _notifier() if desktop else None
+    async for item in work.arrivals(rt, space, on_state=state, on_ready=ready):
+        if isinstance(item, Message):
+            re_part = f", re {item.reply_id}" if item.reply_id else ""
+            line = f"message {item.id} from {item.from_space} ({item.source}){re_part}: {item.body}"
+            _show(line, notify, f"lore: message from {item.from_space}", item.body)
+        else:
+            line = inbox.task_line(item).removeprefix("- ")
+            _show(f"task {line}", notify, f"lore: task from {item.from_space}", item.title or item.body)
+    return 0
 
 
 def _show(line: str, notify: Any, title: str, body: str) -> None:

@@ -156,3 +156,40 @@ class InstructionSection:
     @property
     def note_id(self) -> str:
         return ids.note(self.lineage)
+
+
+# --- overviews (lore.store.overview) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Counts:
+    facts: int = 0
+    notes: int = 0
+    open_tasks: int = 0
+    inbox: int = 0
+    unread: int = 0
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A workspace that wrote into a space, and when it last did."""
+
+    space: str
+    workspace: str
+    last: datetime
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    item_kind: str  # fact | note
+    lineage: int
+    space: str
+    reason: str
+    source: str
+    workspace: str | None
+    at: datetime
+    text: str  # the last believed statement, or the note's title / start of its body
+
+    @property
+    def id(self) -> str:
+        return ids.fact(self.lineage) if self.item_kind == "fact" else ids.note(self.lineage)

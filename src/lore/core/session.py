@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from lore.core.config import Config
 from lore.core.spaces import Resolved, resolve
@@ -84,3 +85,30 @@ def build(
         source=source,
         root=git.toplevel if git is not None else Path(os.path.realpath(path)),
     )
+
+
+@dataclass(frozen=True)
+class Acting:
+    """Who acts where, for a caller that is not an agent session: the web UI acting in one of the
+    person's spaces (its item's own), reading what the person may read."""
+
+    origin: Origin
+    readable: tuple[str, ...]
+    workspace_name: str | None = None
+
+    @property
+    def space(self) -> str:
+        return self.origin.space
+
+
+class Who(Protocol):
+    """What a use case needs to know of its caller: a SessionContext, or an Acting."""
+
+    @property
+    def origin(self) -> Origin: ...
+
+    @property
+    def readable(self) -> tuple[str, ...]: ...
+
+    @property
+    def space(self) -> str: ...

@@ -36,7 +36,7 @@ def visible(row: Fact, when: When, now: datetime) -> bool:
     return believed_at(row, when.as_of) and valid_at(row, when.valid_at or now)
 
 
-def parse_time(value: str | None, field: str) -> datetime | None:
+def parse_time(value: object, field: str) -> datetime | None:
     """ISO 8601 (date or date-time, `Z` allowed); naive times are UTC."""
     if value is None or value == "":
         return None

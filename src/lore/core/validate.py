@@ -28,6 +28,8 @@ NOTE_KINDS = (
     "decision",
     "note",
 )
+# Typed, directed links between two notes (link_notes).
+RELATIONS = ("depends_on", "blocks", "relates_to", "supersedes", "part_of", "refines", "cross_ref")
 # Searchable too, written only by lore itself: a handoff (the session-end hook, migration 0007).
 SEARCH_KINDS = (*NOTE_KINDS, "handoff")
 
@@ -147,3 +149,9 @@ def item_id(value: object, *, expect: str | None = None) -> tuple[str, int]:
 
 
 _ID_HINT = "Use an id exactly as a lore tool returned it: f_<number> for facts, n_<number> for notes."
+
+
+def relation(value: object) -> str:
+    if not isinstance(value, str) or value not in RELATIONS:
+        raise InvalidInput(f"Unknown relation {str(value)[:40]!r}.", f"Use one of: {', '.join(RELATIONS)}.")
+    return value

@@ -29,7 +29,7 @@ from lore.core.paths import data_dir
 from lore.core.rows import Message, Task, from_json
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.db import embedded, snapshot
+from lore.db import embedded, psql
 from lore.hooks import guard
 
 STATE_TTL = 14 * 24 * 3600  # state files of sessions idle this long are removed
@@ -49,25 +49,15 @@ SHAPES: dict[str, Callable[[str], str]] = {"claude-code": _nested("UserPromptSub
 _SQL = r"""
 \set ON_ERROR_STOP on
 SET statement_timeout = :timeout_ms;
-SELECT to_regclass('tasks') IS NOT NULL AND to_regclass('messages') IS NOT NULL AS has_inbox \gset
-\if :has_inbox
-WITH fresh_messages AS (
-    SELECT id AS num, to_space, from_space, body, reply_to, thread, source, workspace, from_session,
-           sent_at, read_at, read_by FROM messages
-    WHERE to_space = :'space' AND read_at IS NULL AND id > :after_message
-), fresh_tasks AS (
-    SELECT t.lineage, t.space, t.status, n.title, n.body, t.from_space, t.from_source, t.from_workspace,
-           t.filed_at, t.updated_at FROM tasks t
-    JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
-    WHERE t.space = :'space' AND t.status = 'inbox' AND t.lineage > :after_task
-)
+SELECT to_regproc('lore_inbox_since') IS NOT NULL AS current \gset
+\if :current
 SELECT json_build_object(
-    'messages', coalesce((SELECT json_agg(m ORDER BY m.num) FROM
-                          (SELECT * FROM fresh_messages ORDER BY num LIMIT :max_items) m), '[]'::json),
-    'message_count', (SELECT count(*) FROM fresh_messages),
-    'tasks', coalesce((SELECT json_agg(t ORDER BY t.lineage) FROM
-                       (SELECT * FROM fresh_tasks ORDER BY lineage LIMIT :max_items) t), '[]'::json),
-    'task_count', (SELECT count(*) FROM fresh_tasks),
+    'messages', coalesce((SELECT json_agg(m ORDER BY m.num)
+                          FROM lore_unread_since(:'space', :after_message, :max_items) m), '[]'::json),
+    'message_count', coalesce((SELECT max(total) FROM lore_unread_since(:'space', :after_message, 1)), 0),
+    'tasks', coalesce((SELECT json_agg(t ORDER BY t.lineage)
+                       FROM lore_inbox_since(:'space', :after_task, :max_items) t), '[]'::json),
+    'task_count', coalesce((SELECT max(total) FROM lore_inbox_since(:'space', :after_task, 1)), 0),
     'last_message', (SELECT coalesce(max(id), 0) FROM messages),
     'last_task', (SELECT coalesce(max(lineage), 0) FROM tasks));
 \else
@@ -113,7 +103,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         "after_task": str(seen.get("task", 0)),
         "max_items": str(inbox.PROMPT_MAX_ITEMS),
     }
-    found = snapshot.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
+    found = psql.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
     shown_messages = [from_json(Message, m) for m in found["messages"]]
     shown_tasks = [from_json(Task, t) for t in found["tasks"]]
     if "last_message" in found:

@@ -26,7 +26,7 @@ from lore.core.errors import HookFailure
 from lore.core.rows import Handoff, from_json
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.db import embedded, snapshot
+from lore.db import embedded, psql
 from lore.hooks import guard
 
 EVENT = "session-end"
@@ -89,7 +89,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         tag = f"$h{os.urandom(8).hex()}$"
     script = _SQL.replace("{payload}", f"{tag}{document}{tag}")
     remaining = guard.remaining(started, env)
-    saved = from_json(Handoff, snapshot.psql_json(url, script, {}, timeout=max(0.05, remaining - 0.05)))
+    saved = from_json(Handoff, psql.psql_json(url, script, {}, timeout=max(0.05, remaining - 0.05)))
     elapsed = int((time.monotonic() - started) * 1000)
     said = f"message {chars} chars{' (from the transcript)' if from_transcript and text else ''}"
     if text is None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lore.core import clients, inbox, render
+from lore.core import clients, render, session_start
 from lore.core import hooklog as log
 from lore.core.config import load_config
 from lore.core.errors import HookFailure, RemoteError
@@ -53,27 +53,9 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
             "from the next session (`lore db start` at login avoids this)"
         )
     remaining = guard.remaining(started, env)
-    snap = snapshot.read(
-        url,
-        session.readable,
-        session.workspace_name,
-        timeout=max(0.05, remaining - 0.05),
-        inbox_space=session.space,
-        root=str(session.root),
-        handoff_hours=config.handoff_max_age_hours,
-        skip_families=adapter.loads,
-    )
-    budget = render.clamp_budget(config.session_start_max_chars, client_name)
-    out = render.session_start(
-        snap.facts,
-        space=session.space,
-        workspace_name=session.workspace_name,
-        max_chars=budget,
-        total=snap.total,
-        status_line=inbox.status_line(snap.inbox, snap.unread),
-        last=snap.last,
-        instructions=snap.instructions,
-    )
+    wanted = session_start.request(session, config, client_name)
+    snap = snapshot.read(url, wanted, timeout=max(0.05, remaining - 0.05))
+    out = session_start.compose(snap, session, config, client_name)
     elapsed = int((time.monotonic() - started) * 1000)
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
     detail = (

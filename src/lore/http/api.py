@@ -32,21 +32,22 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore.core import clients, inbox, render, validate
-from lore.core.errors import InvalidInput, LoreError, NotFound, Refused, TooLarge
+from lore.core import users, validate
+from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
+from lore.core.rows import Fact
 from lore.core.session import SessionContext
-from lore.core.timeline import When, parse_time
 from lore.http import guard
 from lore.http.guard import foreign_origin
+from lore.service import accounts, memory
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
-from lore.store import facts, handoffs, instructions, overview, userconfig
+from lore.service.session_start import client_of, session_start
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 512 * 1024
@@ -100,7 +101,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
                 "user": user,
                 "default_space": config.default_space,
                 "spaces": [
-                    {**asdict(s), "name": userconfig.local_name(user, s.id) if user else s.id}
+                    {**asdict(s), "name": users.local_name(user, s.id) if user else s.id}
                     for s in config.spaces
                 ],
             }
@@ -120,54 +121,28 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
             raise InvalidInput(
                 'send {"toml": "<config file text>", "home": "<your HOME>"}', "use `lore config push`"
             )
-        pushed = await state.run(lambda conn: userconfig.push(conn, user, text, home))
-        state.accounts.store(pushed)
+        pushed = await state.call(accounts.push_config, user, text, home)
         return JSONResponse(
             {
                 "user": user,
                 "version": pushed.version,
-                "spaces": [userconfig.local_name(user, s) for s in pushed.config.ids],
+                "spaces": [users.local_name(user, s) for s in pushed.config.ids],
                 "ignored": list(pushed.ignored),
             }
         )
 
     @route("/api/session-start", ["GET"])
-    async def session_start(request: Request) -> Response:
-        client = request.query_params.get("client", "claude-code")
-        if client not in clients.CLIENTS:
-            raise InvalidInput(
-                f"unknown client {client!r}", f"use one of: {', '.join(sorted(clients.CLIENTS))}"
-            )
+    async def session_start_text(request: Request) -> Response:
+        client = client_of(request.query_params.get("client", "claude-code"))
         session = await _session(request, client)
-        budget = render.clamp_budget(state.config().session_start_max_chars, client)
-        name = session.workspace_name
-        hours = state.config().handoff_max_age_hours
-        (rows, total), waiting, last, listed = await state.run(
-            lambda c: (
-                facts.page(c, session.readable, prefer_subject=name, limit=render.SESSION_START_MAX_FACTS),
-                overview.waiting(c, session.space),
-                handoffs.last_session(c, session.space, str(session.root), hours),
-                instructions.here(c, session.space, client),
-            )
-        )
-        status = inbox.status_line(*waiting)
-        out = render.session_start(
-            rows,
-            space=session.space,
-            workspace_name=name,
-            max_chars=budget,
-            total=total,
-            status_line=status,
-            last=last,
-            instructions=listed,
-        )
+        started = await state.call(session_start, session, client)
         return JSONResponse(
             {
-                "text": out.text,
+                "text": started.text,
                 "space": session.space,
-                "shown": out.shown,
-                "omitted": out.omitted,
-                "total": total,
+                "shown": started.rendered.shown,
+                "omitted": started.rendered.omitted,
+                "total": started.total,
             }
         )
 
@@ -176,52 +151,48 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
         if request.method == "POST":
             data = await _json(request)
             session = await _session(request, "api", data.get("workspace"))
-            text = validate.statement(data.get("statement"))
-            fields = _fields(data)
-            fact = await state.run(lambda c: facts.remember(c, session.origin, text, **fields))
+            fact = await state.call(memory.remember_fact, session, data.get("statement"), **_fields(data))
             return JSONResponse({"fact": _fact(fact)}, status_code=201)
         session = await _session(request, "api")
         params = request.query_params
-        subject = validate.optional(params.get("subject"), "subject", validate.MAX_SUBJECT)
-        when = When(parse_time(params.get("as_of"), "as_of"), parse_time(params.get("valid_at"), "valid_at"))
-        rows, total = await state.run(
-            lambda c: facts.page(
-                c, session.readable, when, subject=subject, prefer_subject=session.workspace_name
-            )
+        found = await state.call(
+            memory.recall,
+            session,
+            subject=params.get("subject"),
+            as_of=params.get("as_of"),
+            valid_at=params.get("valid_at"),
         )
-        return JSONResponse({"space": session.space, "total": total, "facts": [_fact(f) for f in rows]})
+        return JSONResponse(
+            {"space": session.space, "total": found.total, "facts": [_fact(f) for f in found.facts]}
+        )
 
     @route("/api/facts/{id}", ["GET"])
     async def fact_history(request: Request) -> Response:
-        _, lineage = validate.item_id(request.path_params["id"], expect="f")
         session = await _session(request, "api")
-        versions = await state.run(lambda c: facts.history(c, session.readable, lineage))
-        if not versions:
-            raise NotFound(f"no fact {request.path_params['id']} in this workspace's spaces", "check the id")
+        versions = await state.call(memory.fact_history, session.readable, request.path_params["id"])
         return JSONResponse({"id": versions[0].id, "versions": [_fact(v) for v in versions]})
 
     @route("/api/facts/{id}/revise", ["POST"])
     async def fact_revise(request: Request) -> Response:
-        _, lineage = validate.item_id(request.path_params["id"], expect="f")
         data = await _json(request)
         session = await _session(request, "api", data.get("workspace"))
-        given = data.get("statement")
-        text = validate.statement(given) if given is not None else None
-        fields = _fields(data)
-        # What is absent stays as it is; a revision that changes nothing is the core's to refuse.
-        _, new = await state.run(
-            lambda c: facts.revise(c, session.origin, session.readable, lineage, statement=text, **fields)
+        # What is absent stays as it is; a revision that changes nothing is the store's to refuse.
+        _, new = await state.call(
+            memory.revise_fact,
+            session,
+            request.path_params["id"],
+            statement=data.get("statement"),
+            **_fields(data),
         )
         return JSONResponse({"fact": _fact(new)})
 
     @route("/api/facts/{id}/forget", ["POST"])
     async def fact_forget(request: Request) -> Response:
-        _, lineage = validate.item_id(request.path_params["id"], expect="f")
         data = await _json(request)
         session = await _session(request, "api", data.get("workspace"))
-        reason = validate.text(data.get("reason"), "reason", max_chars=validate.MAX_REASON)
-        assert reason is not None
-        old = await state.run(lambda c: facts.forget(c, session.origin, session.readable, lineage, reason))
+        old = await state.call(
+            memory.forget, session, _fact_id(request.path_params["id"]), data.get("reason")
+        )
         return JSONResponse({"forgotten": old.id})
 
     async def _session(request: Request, source: str, workspace: object = None) -> SessionContext:
@@ -265,23 +236,19 @@ async def _json(request: Request) -> dict[str, Any]:
     return data
 
 
-class _Fields(TypedDict):
-    subject: str | None
-    valid_from: datetime | None
-    valid_to: datetime | None
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    """A fact body's `subject`, `valid_from` and `valid_to` as given (None where absent): the same
+    keywords for remember and revise, checked by lore.service.memory."""
+    return {key: data.get(key) for key in ("subject", "valid_from", "valid_to")}
 
 
-def _fields(data: dict[str, Any]) -> _Fields:
-    """A fact body's `subject`, `valid_from` and `valid_to`, checked (None where absent): the same
-    keywords for facts.remember and facts.revise."""
-    return {
-        "subject": validate.optional(data.get("subject"), "subject", validate.MAX_SUBJECT),
-        "valid_from": parse_time(data.get("valid_from"), "valid_from"),
-        "valid_to": parse_time(data.get("valid_to"), "valid_to"),
-    }
+def _fact_id(value: str) -> str:
+    """/api/facts/{id}/forget forgets facts only (an n_ id is refused, as before)."""
+    validate.item_id(value, expect="f")
+    return value
 
 
-def _fact(fact: facts.Fact) -> dict[str, Any]:
+def _fact(fact: Fact) -> dict[str, Any]:
     return {
         key: (value.isoformat() if isinstance(value, datetime) else value)
         for key, value in {"id": fact.id, **asdict(fact)}.items()

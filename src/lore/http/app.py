@@ -1,26 +1,31 @@
 """The one Starlette app of `lore serve`: the SDK's streamable HTTP MCP app at `/mcp` (with its
 bearer-token middleware in sign-in mode), the JSON API (`lore.http.api`), `/healthz` (the process
 answers), `/readyz` (and the database does: what a load balancer should check) and the web UI
-(`lore.web`, at `/`)."""
+(`lore.http.web`, at `/`). The MCP server itself is made by the composition root (lore.cli.serving)
+and handed in: this package never imports lore.mcp."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from lore.core.errors import LoreError
-from lore.db import migrate
 from lore.http import api
 from lore.http.limits import RegistrationGuard, UserLimits
+from lore.http.oauth import OAuthProvider
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
-from lore.mcp.server import AppState, LoreServer, create_server
-from lore.store.accounts import Accounts
+from lore.service import health
+from lore.service.runtime import Runtime
 
 
 @dataclass(frozen=True)
@@ -40,13 +45,23 @@ class Options:
         return f"http://{host}:{self.port}"
 
 
-def build(state: AppState, options: Options) -> Starlette:
-    if options.sign_in:
-        state.accounts = Accounts(state.pool)
-    if options.oauth:
-        from lore.http.oauth import OAuthProvider
+@dataclass(frozen=True)
+class Auth:
+    """What the MCP server is built with in this mode (lore.mcp.server.create_server's keywords)."""
 
-        provider = OAuthProvider(state, options.base_url)
+    token_verifier: TokenVerifier | None = None
+    auth: AuthSettings | None = None
+    auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None
+
+
+def auth_for(runtime: Runtime, options: Options) -> Auth:
+    """Sign-in for this mode: none (local), lore's tokens (`--sign-in`), or lore as its own OAuth
+    2.1 authorization server (`--oauth`). In both sign-in modes the runtime learns who each request
+    is from the SDK's bearer authentication (the token's subject)."""
+    if not options.sign_in:
+        return Auth()
+    runtime.sign_in(_subject)
+    if options.oauth:
         settings = AuthSettings(
             issuer_url=options.base_url,  # type: ignore[arg-type]
             resource_server_url=f"{options.base_url}/mcp",  # type: ignore[arg-type]
@@ -57,13 +72,21 @@ def build(state: AppState, options: Options) -> Starlette:
             ),
             revocation_options=RevocationOptions(enabled=True),
         )
-        server = create_server(state, auth=settings, auth_server_provider=provider)
-        provider.register_routes(server)
-    elif options.sign_in:
-        settings = AuthSettings(issuer_url=options.base_url, resource_server_url=None)  # type: ignore[arg-type]
-        server = create_server(state, token_verifier=DatabaseTokenVerifier(state), auth=settings)
-    else:
-        server = create_server(state)
+        return Auth(auth=settings, auth_server_provider=OAuthProvider(runtime, options.base_url))
+    settings = AuthSettings(issuer_url=options.base_url, resource_server_url=None)  # type: ignore[arg-type]
+    return Auth(token_verifier=DatabaseTokenVerifier(runtime), auth=settings)
+
+
+def _subject() -> str | None:
+    token = get_access_token()
+    return token.subject if token is not None else None
+
+
+def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth) -> Starlette:
+    """The app around `server` (made by the composition root, lore.cli.serving, with `auth`)."""
+    state = runtime
+    if isinstance(auth.auth_server_provider, OAuthProvider):
+        auth.auth_server_provider.register_routes(server)
 
     @server.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def healthz(_: Request) -> Response:
@@ -72,12 +95,12 @@ def build(state: AppState, options: Options) -> Starlette:
     @server.custom_route("/readyz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def readyz(_: Request) -> Response:
         try:
-            version = await state.run(migrate.current_version)
+            schema = await state.call(health.schema)
         except LoreError as exc:
             return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
         # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
-        current = version is not None and version >= migrate.latest_version()
-        body = {"ok": current, "schema": version, "expected": migrate.latest_version()}
+        body = {"ok": schema.current, "schema": schema.version, "expected": schema.expected}
+        current = schema.current
         return JSONResponse(body, status_code=200 if current else 503)
 
     api.register(server, state, sign_in=options.sign_in)
@@ -98,7 +121,7 @@ def build(state: AppState, options: Options) -> Starlette:
     return app
 
 
-def _limit_users(app: Starlette, server: LoreServer, env: Mapping[str, str]) -> None:
+def _limit_users(app: Starlette, server: MCPServer[Any], env: Mapping[str, str]) -> None:
     """Per-user limits in front of `/mcp` (lore.http.limits.UserLimits), inside the SDK's bearer
     authentication so that the user is known."""
     for route in app.routes:

@@ -11,8 +11,7 @@ replica can answer any step.
 from __future__ import annotations
 
 import html
-import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,9 +29,10 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from lore.core.users import looks_like_token
 from lore.http.signin import SCOPE, LoreAccessToken, access_token
+from lore.service import accounts
 from lore.service.runtime import Runtime
-from lore.store import auth, oauth_store
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)
@@ -61,7 +61,7 @@ class OAuthProvider:
     # --- clients ---------------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        info = await self.state.run(lambda c: oauth_store.client(c, client_id))
+        info = await self.state.call(accounts.oauth_client, client_id)
         return OAuthClientInformationFull.model_validate(info) if info else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -69,19 +69,15 @@ class OAuthProvider:
         client listens), and the name is short: the consent page shows both."""
         check_registration(client_info)
         info = client_info.model_dump(mode="json", exclude_none=True)
-        await self.state.run(lambda c: oauth_store.register(c, str(client_info.client_id), info))
+        await self.state.call(accounts.register_oauth_client, str(client_info.client_id), info)
 
     # --- authorization: the user signs in with a personal token ---------------------------------
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        request_id = secrets.token_urlsafe(32)
         data = params.model_dump(mode="json")
-
-        def add(conn: Any) -> None:
-            oauth_store.prune(conn)  # expired requests and codes go as new ones come
-            oauth_store.add_request(conn, request_id, str(client.client_id), data, REQUEST_TTL)
-
-        await self.state.run(add)
+        request_id = await self.state.call(
+            accounts.add_oauth_request, str(client.client_id), data, REQUEST_TTL
+        )
         return f"{self.base_url}{SIGN_IN_PATH}?request={request_id}"
 
     def register_routes(self, server: MCPServer[Any]) -> None:
@@ -98,40 +94,28 @@ class OAuthProvider:
             pending = await self._pending(request_id)
             if pending is None:
                 return _page("This sign-in link has expired. Start again from your agent.", status=400)
-            principal = await self.state.run(lambda c: auth.verify(c, secret, kinds=("personal",)))
+            principal = await self.state.call(accounts.verify, secret, ("personal",))
             if principal is None:
                 host = _redirect_host(pending[1])
                 return _form(request_id, pending[0], host, error="That token is not valid.", status=401)
-            redirect = await self.state.run(lambda c: self._issue_code(c, request_id, principal))
-            if redirect is None:
+            issued = await self.state.call(accounts.issue_code, request_id, principal, CODE_TTL)
+            if issued is None:
                 return _page("This sign-in link has expired. Start again from your agent.", status=400)
+            code, data = issued
+            params = AuthorizationParams.model_validate(data)
+            redirect = construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
             return RedirectResponse(redirect, status_code=302, headers={"Cache-Control": "no-store"})
 
     async def _pending(self, request_id: str) -> tuple[str, dict[str, Any]] | None:
         """(client name, authorization params) of a live request."""
-        if not request_id or len(request_id) > 100:
-            return None
-        return await self.state.run(lambda c: oauth_store.pending(c, request_id))
-
-    def _issue_code(self, conn: Any, request_id: str, principal: auth.Principal) -> str | None:
-        with conn.transaction():
-            taken = oauth_store.take_request(conn, request_id)
-            if taken is None:
-                return None
-            code = secrets.token_urlsafe(32)
-            client_id, data = taken
-            oauth_store.add_code(conn, code, client_id, principal.user, principal.token_id, data, CODE_TTL)
-        params = AuthorizationParams.model_validate(data)
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        return await self.state.call(accounts.pending_oauth_request, request_id)
 
     # --- codes and tokens ----------------------------------------------------------------------
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> LoreCode | None:
-        row = await self.state.run(
-            lambda c: oauth_store.load_code(c, authorization_code, str(client.client_id))
-        )
+        row = await self.state.call(accounts.load_code, authorization_code, str(client.client_id))
         if row is None:
             return None
         params = AuthorizationParams.model_validate(row[2])
@@ -151,19 +135,23 @@ class OAuthProvider:
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: LoreCode
     ) -> OAuthToken:
-        def exchange(conn: Any) -> OAuthToken:
-            with conn.transaction():
-                user = oauth_store.take_code(conn, authorization_code.code)
-                if user is None:
-                    raise TokenError("invalid_grant", "authorization code already used")
-                return self._tokens(conn, user, str(client.client_id), authorization_code.grant_id)
-
-        return await self.state.run(exchange)
+        try:
+            issued = await self.state.call(
+                accounts.exchange_code,
+                authorization_code.code,
+                str(client.client_id),
+                authorization_code.grant_id,
+                ACCESS_TTL,
+                REFRESH_TTL,
+            )
+        except accounts.GrantEnded as exc:
+            raise TokenError("invalid_grant", exc.message) from None
+        return _oauth_token(issued)
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> LoreRefreshToken | None:
-        principal = await self.state.run(lambda c: auth.verify(c, refresh_token, kinds=("refresh",)))
+        principal = await self.state.call(accounts.verify, refresh_token, ("refresh",))
         if principal is None or principal.client_id != client.client_id:
             return None
         return LoreRefreshToken(
@@ -184,53 +172,45 @@ class OAuthProvider:
             raise TokenError("invalid_grant", "refresh token has no grant")
         grant, user = refresh_token.parent_id, refresh_token.subject
 
-        def rotate(conn: Any) -> OAuthToken:
-            with conn.transaction():
-                auth.revoke(conn, refresh_token.id)
-                return self._tokens(conn, user, str(client.client_id), grant)
-
-        return await self.state.run(rotate)
+        try:
+            issued = await self.state.call(
+                accounts.rotate_refresh,
+                refresh_token.id,
+                user,
+                str(client.client_id),
+                grant,
+                ACCESS_TTL,
+                REFRESH_TTL,
+            )
+        except accounts.GrantEnded as exc:
+            raise TokenError("invalid_grant", exc.message) from None
+        return _oauth_token(issued)
 
     async def load_access_token(self, token: str) -> LoreAccessToken | None:
-        if not auth.looks_like_token(token):
+        if not looks_like_token(token):
             return None
-        principal = await self.state.run(lambda c: auth.verify(c, token))
+        principal = await self.state.call(accounts.verify, token)
         return access_token(principal, self.resource) if principal is not None else None
 
     async def revoke_token(self, token: LoreAccessToken | LoreRefreshToken) -> None:
         # An access token takes its refresh token with it (the parent); a refresh token, its children.
         target = token.parent_id if isinstance(token, LoreAccessToken) and token.parent_id else token.id
-        await self.state.run(lambda c: auth.revoke(c, target))
+        await self.state.call(accounts.revoke_token, target)
 
     async def exchange_identity_assertion(
         self, client: OAuthClientInformationFull, params: IdentityAssertionParams
     ) -> OAuthToken:
         raise TokenError("unsupported_grant_type", "lore signs in with its own tokens only")
 
-    def _tokens(self, conn: Any, user: str, client_id: str, grant_id: int) -> OAuthToken:
-        """A refresh token under the grant and an access token under it; none past the grant's life."""
-        live, limit = auth.grant_expiry(conn, grant_id)
-        if not live:
-            raise TokenError("invalid_grant", "the token used to sign in was revoked or has expired")
-        now = datetime.now(UTC)
 
-        def cap(ttl: timedelta) -> datetime:
-            return min(now + ttl, limit) if limit is not None else now + ttl
-
-        refresh, refresh_secret = auth.create(
-            conn, user, kind="refresh", client_id=client_id, parent_id=grant_id, expires_at=cap(REFRESH_TTL)
-        )
-        access, access_secret = auth.create(
-            conn, user, kind="access", client_id=client_id, parent_id=refresh.id, expires_at=cap(ACCESS_TTL)
-        )
-        assert access.expires_at is not None
-        return OAuthToken(
-            access_token=access_secret,
-            token_type="Bearer",
-            expires_in=max(1, int((access.expires_at - now).total_seconds())),
-            scope=SCOPE,
-            refresh_token=refresh_secret,
-        )
+def _oauth_token(issued: accounts.Issued) -> OAuthToken:
+    return OAuthToken(
+        access_token=issued.access_token,
+        token_type="Bearer",
+        expires_in=issued.expires_in,
+        scope=SCOPE,
+        refresh_token=issued.refresh_token,
+    )
 
 
 # --- registration ----------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from mcp.server.auth.provider import AccessToken
 
+from lore.core.users import Principal, looks_like_token
+from lore.service import accounts
 from lore.service.runtime import Runtime
-from lore.store import auth
 
 SCOPE = "lore"
 
@@ -20,7 +21,7 @@ class LoreAccessToken(AccessToken):
     parent_id: int | None = None
 
 
-def access_token(principal: auth.Principal, resource: str | None = None) -> LoreAccessToken:
+def access_token(principal: Principal, resource: str | None = None) -> LoreAccessToken:
     """What the SDK keeps of a valid token: never the secret, the token's id instead. The client id
     of a personal token is the token's own; of an OAuth token, its client's (stable across refresh,
     so that a session survives the client refreshing its token)."""
@@ -44,7 +45,7 @@ class DatabaseTokenVerifier:
         self.state = state
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        if not auth.looks_like_token(token):
+        if not looks_like_token(token):
             return None  # garbage never reaches the database
-        principal = await self.state.run(lambda conn: auth.verify(conn, token))
+        principal = await self.state.call(accounts.verify, token)
         return access_token(principal) if principal is not None else None

@@ -1,7 +1,8 @@
-"""The runtime: what every entry point needs, built once per process (the MCP server's lifespan,
-`lore serve`'s app, the web UI): the config as it is now, the database pool, the retrieval
-machinery and, in sign-in mode, the accounts. Adapters (MCP tools, /api, the web UI) parse their
-input, call the core with what this gives them, and format the result.
+"""The runtime: what every entry point needs, built once per process (`lore mcp`, `lore serve`, a
+`lore` command): the config as it is now, the database pool, the retrieval machinery, the one
+LISTEN connection that waiting senders share, the client-name audit and, in sign-in mode, the
+accounts and who the current request is. Adapters (MCP tools, /api, the web UI, the CLI) parse
+their input, call a use case of lore.service with it, and format the result.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import random
 import select
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,15 +23,17 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 import psycopg
-from mcp.server.auth.middleware.auth_context import get_access_token
 from psycopg_pool import ConnectionPool
 
+from lore.core.clients import canonical
 from lore.core.config import Config, LiveConfig
 from lore.core.errors import ConfigError, Conflict, LoreError, Refused
 from lore.core.redact import redact
 from lore.core.session import SessionContext, build
-from lore.core.workspace import WorkspaceSignal
+from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect as db
+from lore.store import client_names
+from lore.store.replies import Replies
 
 if TYPE_CHECKING:
     from lore.store.accounts import Accounts
@@ -44,6 +48,7 @@ RESOLVE_TTL = 2.0
 # round trip; an older one is checked first (a database restart closes every connection).
 CHECK_AFTER = 5.0
 T = TypeVar("T")
+MAX_NAMES_SEEN = 1000
 # The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
 WORKSPACE_HEADER = "x-lore-workspace"
 # The git remotes of that workspace, comma-separated, when the client can tell them: in sign-in mode
@@ -56,7 +61,7 @@ class Runtime:
     """Config, database pool and retrieval for one process; in sign-in mode, per-request users."""
 
     env: Mapping[str, str]
-    transport: Literal["stdio", "http"]
+    transport: Literal["stdio", "http", "cli"]
     workspace_arg: str | None = None
     cwd: str = field(default_factory=os.getcwd)
     _live: LiveConfig = field(init=False)
@@ -64,8 +69,18 @@ class Runtime:
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
     # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
     accounts: Accounts | None = None
-    # lore.retrieve: the embedder (loaded lazily) and the background embedding worker.
+    # lore.service.retrieval: the embedder (loaded lazily) and the background embedding worker.
     retrieval: Any = None
+    # Sign-in mode: who the current request is (the HTTP layer sets it: the bearer token's subject).
+    identity: Callable[[], str | None] | None = None
+    # Commands that move a whole database (export, import, purge) need no usable config file.
+    config_optional: bool = False
+    # stdio serves one session per process: its id, so that it never reads its own messages.
+    stdio_session: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    # Every send_message that waits shares one LISTEN connection (attached by the server's lifespan).
+    replies: Replies = field(init=False)
+    # Client names already in the client_names audit (written once per name and process).
+    _names_seen: set[str] = field(default_factory=set)
 
     # (workspace, rule, source, remotes) -> (config, when, session): see RESOLVE_TTL.
     _resolved: dict[tuple[str, str, str, str | None], tuple[Config, float, SessionContext]] = field(
@@ -76,15 +91,33 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self._live = LiveConfig(self.env)
+        self.replies = Replies(
+            self.database_url,
+            per_user=int(self.env.get("LORE_USER_MAX_WAITS", "16")),
+            total=int(self.env.get("LORE_MAX_WAITS", "1000")),
+        )
+
+    def database_url(self) -> str:
+        """The pool's connection string (a LISTEN connection of its own is opened with it)."""
+        info = self.pool().conninfo
+        return str(info() if callable(info) else info)
+
+    def sign_in(self, identity: Callable[[], str | None]) -> None:
+        """Sign-in mode: each request's user (`identity()`, given by the HTTP layer) and their config
+        from the database (lore.store.accounts), instead of the local config file."""
+        from lore.store.accounts import Accounts
+
+        self.accounts = Accounts(self.pool)
+        self.identity = identity
 
     def user(self) -> str | None:
         """The signed-in user of the current request in sign-in mode; None in local mode."""
         if self.accounts is None:
             return None
-        token = get_access_token()
-        if token is None or not token.subject:
+        subject = self.identity() if self.identity is not None else None
+        if not subject:
             raise Refused("This request is not signed in.", "Send `Authorization: Bearer <lore token>`.")
-        return token.subject
+        return subject
 
     def config(self) -> Config:
         if self.accounts is not None:
@@ -109,7 +142,7 @@ class Runtime:
         """Opened on first use (so `initialize` never waits for the database), migrated once."""
         with self._pool_lock:
             if self._pool is None:
-                target = db.target(self._database_url(), self.env)
+                target = db.target(self._configured_url(), self.env)
                 with db.connect(target.url) as conn:
                     from lore.db import migrate
 
@@ -131,8 +164,8 @@ class Runtime:
                 )
             return self._pool
 
-    def _database_url(self) -> str | None:
-        if self.accounts is None:
+    def _configured_url(self) -> str | None:
+        if self.accounts is None and not self.config_optional:
             return self._local_config().database_url
         try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
             return self._local_config().database_url
@@ -158,21 +191,61 @@ class Runtime:
         if self._pool is not None:
             self._pool.close()
 
-    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
-        def call() -> T:
-            for attempt in range(3):
-                try:
-                    with db.translated(), self.connection() as conn:
-                        return fn(conn)
-                except Conflict as exc:
-                    # PostgreSQL rolled the whole transaction back (a deadlock between two sessions'
-                    # writes): nothing was written, so running it again is safe.
-                    if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
-                        raise
-                    time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
-            raise AssertionError("unreachable")
+    def transact(self, fn: Callable[[psycopg.Connection], T]) -> T:
+        """`fn(conn)` on a pooled connection, with database errors translated (lore.db.connect); run
+        again (up to three times) when PostgreSQL rolled it back whole (a deadlock between two
+        sessions' writes: nothing was written, so running it again is safe)."""
+        for attempt in range(3):
+            try:
+                with db.translated(), self.connection() as conn:
+                    return fn(conn)
+            except Conflict as exc:
+                if attempt == 2 or not isinstance(exc.__cause__, db.ROLLED_BACK):
+                    raise
+                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+        raise AssertionError("unreachable")
 
-        return await anyio.to_thread.run_sync(call)
+    async def run(self, fn: Callable[[psycopg.Connection], T]) -> T:
+        """`transact(fn)` on a worker thread (the event loop never waits on the database)."""
+        return await anyio.to_thread.run_sync(self.transact, fn)
+
+    async def call(self, use_case: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """A use case of lore.service (a plain function taking this runtime first) on a worker
+        thread: what the async adapters (MCP tools, /api, the web UI) do with each call."""
+        return await anyio.to_thread.run_sync(lambda: use_case(self, *args, **kwargs))
+
+    def client_id(self, name: str, version: str | None) -> str:
+        """lore's id for the name a client gave (`gemini-cli-mcp-client` -> `gemini`): what `source`
+        says. The name itself goes into the client_names audit, once per name and process; the
+        audit never stops a call (the next session tries again)."""
+        if name in self._names_seen:
+            return canonical(name)
+        if len(self._names_seen) > MAX_NAMES_SEEN:
+            self._names_seen.clear()
+        try:
+            client = self.transact(lambda conn: client_names.record(conn, name, version))
+        except Exception as exc:
+            log.warning("could not record client name %r: %s", name[:80], exc)
+            return canonical(name)
+        self._names_seen.add(name)
+        return client
+
+    def command_session(self, workspace: str | None, source: str = "cli") -> SessionContext:
+        """The session of a `lore` command: `--workspace DIR` (made absolute against the working
+        directory) if given, else the same signals as `lore mcp` (the client's variables, then the
+        working directory). One rule for every command."""
+        if workspace:
+            path = Path(os.path.abspath(os.path.join(self.cwd, os.path.expanduser(workspace))))
+            signal = WorkspaceSignal(path, "--workspace")
+        else:
+            signal = choose_workspace(None, self.env, [], self.cwd)
+        return build(signal, self.config(), self.env, source)
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
@@ -258,6 +331,12 @@ class Runtime:
             self._resolved.clear()
         self._resolved[key] = (config, now, resolved)
         return resolved
+
+
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first error of a task group (a LoreError stays a LoreError for the caller)."""
+    inner = group.exceptions[0]
+    return first_error(inner) if isinstance(inner, BaseExceptionGroup) else inner
 
 
 def _readable(conn: psycopg.Connection) -> bool:

@@ -10,106 +10,45 @@ the OAuth flow issues (`kind`), so revoking and expiring work alike for all of t
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import re
-import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
 
-from lore.core.errors import InvalidInput, NotFound
+from lore.core.errors import NotFound
+from lore.core.users import (
+    PREFIX as PREFIX,
+)
+from lore.core.users import (
+    USER_RE as USER_RE,
+)
+from lore.core.users import (
+    Principal as Principal,
+)
+from lore.core.users import (
+    Token as Token,
+)
+from lore.core.users import (
+    check_user as check_user,
+)
+from lore.core.users import (
+    digest as digest,
+)
+from lore.core.users import (
+    looks_like_token as looks_like_token,
+)
+from lore.core.users import (
+    new_secret as new_secret,
+)
+from lore.core.users import (
+    parse_expiry as parse_expiry,
+)
 
-PREFIX = "lore_"
-_SECRET_RE = re.compile(r"lore_[A-Za-z0-9_-]{43}")
-USER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
-_DURATION_RE = re.compile(r"(\d+)\s*(m|min|h|d|w|y)", re.IGNORECASE)
-_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 # How often `last_used_at` is written for a token in steady use (one UPDATE per token per minute).
 _TOUCH_EVERY = "1 minute"
-
-
-@dataclass(frozen=True)
-class Token:
-    id: int
-    user_name: str
-    kind: str
-    label: str | None
-    created_at: datetime
-    expires_at: datetime | None
-    revoked_at: datetime | None
-    last_used_at: datetime | None
-
-    def status(self, now: datetime) -> str:
-        if self.revoked_at is not None:
-            return "revoked"
-        if self.expires_at is not None and self.expires_at <= now:
-            return "expired"
-        return "active"
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who a valid token signs in: the user, and which token (sessions are bound to it)."""
-
-    user: str
-    token_id: int
-    kind: str
-    expires_at: datetime | None
-    client_id: str | None = None  # the OAuth client an access or refresh token was issued to
-    parent_id: int | None = None  # the token it was issued from
-
-
 _COLUMNS = "id, user_name, kind, label, created_at, expires_at, revoked_at, last_used_at"
-
-
-def new_secret() -> str:
-    return PREFIX + secrets.token_urlsafe(32)
-
-
-def digest(secret: str) -> bytes:
-    return hashlib.sha256(secret.encode()).digest()
-
-
-def looks_like_token(secret: str) -> bool:
-    return _SECRET_RE.fullmatch(secret) is not None
-
-
-def check_user(name: str) -> str:
-    if not USER_RE.fullmatch(name or ""):
-        raise InvalidInput(
-            f"invalid user name {name!r}",
-            'use 1-64 letters, digits, "_", ".", "@" or "-", starting with a letter or digit (e.g. alice)',
-        )
-    return name
-
-
-def parse_expiry(text: str | None, now: datetime) -> datetime | None:
-    """`30d`, `12h`, `90min`, `2w`, `1y`, or an ISO date/time; `never` (or nothing) means no expiry."""
-    if text is None or text.strip().lower() in ("", "never", "none"):
-        return None
-    value = text.strip()
-    if m := _DURATION_RE.fullmatch(value):
-        seconds = int(m.group(1)) * _UNITS[m.group(2).lower()]
-        if seconds <= 0:
-            raise InvalidInput(f"--expires {value} is not in the future", "use e.g. 30d, 12h or 2027-01-31")
-        return now + timedelta(seconds=seconds)
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        raise InvalidInput(
-            f"cannot read --expires {value!r}", "use a duration (90min, 12h, 30d, 2w, 1y), a date, or never"
-        ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    if when <= now:
-        raise InvalidInput(
-            f"--expires {value} is in the past", "give a later date, or a duration such as 30d"
-        )
-    return when
 
 
 def create(
@@ -215,3 +154,47 @@ def verify(
     if row[5]:
         conn.execute("UPDATE tokens SET last_used_at = now() WHERE id = %s", (row[0],))
     return Principal(row[1], int(row[0]), row[2], row[4], row[6], row[7])
+
+
+# --- web UI sessions: child rows of the personal token a person signed in with ----------------------
+
+_FIND = """
+SELECT s.user_name, s.expires_at FROM tokens s
+WHERE s.hash = %s AND s.kind = 'access' AND s.client_id = %s AND s.revoked_at IS NULL
+  AND s.expires_at > now()
+  AND (s.parent_id IS NULL OR EXISTS (
+        SELECT 1 FROM tokens p WHERE p.id = s.parent_id AND p.revoked_at IS NULL
+          AND (p.expires_at IS NULL OR p.expires_at > now())))
+"""
+# Ended sessions are of no use after a day: removed when their user signs in again.
+_PRUNE = """
+DELETE FROM tokens WHERE user_name = %s AND kind = 'access' AND client_id = %s
+  AND (expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day')
+"""
+
+
+def add_web_session(
+    conn: psycopg.Connection, user: str, secret: str, client_id: str, parent_id: int, until: datetime
+) -> None:
+    with conn.transaction():
+        conn.execute(_PRUNE, (user, client_id))
+        conn.execute(
+            """INSERT INTO tokens (user_name, kind, hash, label, client_id, parent_id, expires_at)
+               VALUES (%s, 'access', %s, 'web session', %s, %s, %s)""",
+            (user, digest(secret), client_id, parent_id, until),
+        )
+
+
+def find_web_session(conn: psycopg.Connection, secret: str, client_id: str) -> tuple[str, datetime] | None:
+    """(user, expiry) of a live web session."""
+    row = conn.execute(_FIND, (digest(secret), client_id)).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def end_web_session(conn: psycopg.Connection, secret: str, client_id: str) -> None:
+    with conn.transaction():
+        conn.execute(
+            "UPDATE tokens SET revoked_at = now() WHERE hash = %s AND kind = 'access' "
+            "AND client_id = %s AND revoked_at IS NULL",
+            (digest(secret), client_id),
+        )

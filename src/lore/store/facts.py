@@ -131,6 +131,13 @@ def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> li
     return VERSIONS.history(conn, spaces, lineage)
 
 
+def histories(
+    conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]
+) -> dict[int, list[Fact]]:
+    """Every version of several facts, oldest first, by lineage, in one query."""
+    return VERSIONS.histories(conn, spaces, lineages)
+
+
 def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> None:
     if valid_from and valid_to and valid_to <= valid_from:
         raise InvalidInput(

@@ -15,8 +15,8 @@ import psycopg
 from lore.core import ids
 from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.session import Origin
-
-RELATIONS = ("depends_on", "blocks", "relates_to", "supersedes", "part_of", "refines", "cross_ref")
+from lore.core.validate import RELATIONS as RELATIONS
+from lore.core.validate import relation as relation
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,6 @@ class Link:
         if self.outgoing:
             return f"{ids.note(self.hit)} {self.relation} this"
         return f"this {self.relation} n_{self.hit}"
-
-
-def relation(value: object) -> str:
-    if not isinstance(value, str) or value not in RELATIONS:
-        raise InvalidInput(f"Unknown relation {str(value)[:40]!r}.", f"Use one of: {', '.join(RELATIONS)}.")
-    return value
 
 
 def link(

@@ -12,7 +12,7 @@ import psycopg
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from lore.core import capture, render
+from lore.core import capture
 from lore.core.rows import Handoff as Handoff
 
 _COLUMNS = (
@@ -41,29 +41,6 @@ def last(conn: psycopg.Connection, space: str, root: str, max_age_hours: int | N
             (space, root, max_age_hours),
         )
         return cur.fetchone()
-
-
-def last_session(
-    conn: psycopg.Connection, space: str, root: str, max_age_hours: int
-) -> render.LastSession | None:
-    """What the session-start text leads with (render.last_session_lines): the same as the hook reads."""
-    found = last(conn, space, root, max_age_hours)
-    if found is None:
-        return None
-    tasks, total = doing(conn, space, render.HANDOFF_DOING)
-    return render.LastSession(found, now(conn), tasks, total)
-
-
-def doing(conn: psycopg.Connection, space: str, limit: int) -> tuple[list[tuple[int, str | None]], int]:
-    """The space's tasks in `doing` (lineage, title), most recently changed first, and how many."""
-    rows = conn.execute(
-        """SELECT t.lineage, n.title, count(*) OVER () FROM tasks t
-           JOIN notes n ON n.lineage = t.lineage AND n.superseded_at IS NULL
-           WHERE t.space = %s AND t.status = 'doing'
-           ORDER BY t.updated_at DESC, t.lineage DESC LIMIT %s""",
-        (space, limit),
-    ).fetchall()
-    return [(int(r[0]), r[1]) for r in rows], int(rows[0][2]) if rows else 0
 
 
 def recent(conn: psycopg.Connection, spaces: Sequence[str], *, limit: int = 100) -> list[Handoff]:

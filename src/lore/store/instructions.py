@@ -23,9 +23,7 @@ from pathlib import Path, PurePosixPath
 
 import psycopg
 
-from lore.core import clients
 from lore.core.errors import InvalidInput
-from lore.core.rows import InstructionSection, from_json
 from lore.core.session import Origin
 from lore.store import markdown, notes
 
@@ -138,6 +136,9 @@ class Imported:
     files: int
     removed: list[str] = field(default_factory=list)  # note ids forgotten: their section is gone
 
+    def describe(self, space: str) -> str:
+        return describe(self, space)
+
 
 def apply(
     conn: psycopg.Connection,
@@ -183,23 +184,6 @@ def apply(
                 (origin.space, file, section),
             )
     return imported
-
-
-def here(
-    conn: psycopg.Connection, space: str, client: str, limit: int = SESSION_MAX
-) -> list[InstructionSection]:
-    """The instruction sections of `space` that `client` does not load itself, for session start
-    (the same SQL function the hook's psql read calls)."""
-    known = clients.CLIENTS.get(clients.canonical(client))
-    skip = list(known.loads) if known is not None else []
-    with conn.cursor() as cur:
-        cur.execute(
-            "SELECT lineage, file, section, title, body, first_line, total "
-            "FROM lore_instructions_here(%s, %s::text[], %s)",
-            (space, skip, limit),
-        )
-        names = [d.name for d in cur.description or ()]
-        return [from_json(InstructionSection, dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
 
 def describe(imported: Imported, space: str) -> str:

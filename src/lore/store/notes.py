@@ -13,7 +13,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore.core import ids, secrets
-from lore.core.errors import NotFound
+from lore.core.errors import InvalidInput, NotFound
 from lore.core.rows import Note as Note
 from lore.core.session import Origin
 from lore.store.versions import Versioned
@@ -70,6 +70,11 @@ def revise(
     secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
     with conn.transaction():
         old = VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
+        if (body, kind, title, list(tags)) == (old.body, old.kind, old.title, list(old.tags)):
+            raise InvalidInput(
+                f"Nothing to change: {old.id} already says exactly that.",
+                "Edit the text, title, kind or tags, then save.",
+            )
         stamp = VERSIONS.close(conn, old)
         fields = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
         new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)

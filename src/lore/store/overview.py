@@ -5,48 +5,13 @@ that wrote into it, what was forgotten (and by whom, why). Read by the web UI, t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
 
-from lore.core import ids
-
-
-@dataclass(frozen=True)
-class Counts:
-    facts: int = 0
-    notes: int = 0
-    open_tasks: int = 0
-    inbox: int = 0
-    unread: int = 0
-
-
-@dataclass(frozen=True)
-class Seen:
-    """A workspace that wrote into a space, and when it last did."""
-
-    space: str
-    workspace: str
-    last: datetime
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    item_kind: str  # fact | note
-    lineage: int
-    space: str
-    reason: str
-    source: str
-    workspace: str | None
-    at: datetime
-    text: str  # the last believed statement, or the note's title / start of its body
-
-    @property
-    def id(self) -> str:
-        return ids.fact(self.lineage) if self.item_kind == "fact" else ids.note(self.lineage)
-
+from lore.core.rows import Counts as Counts
+from lore.core.rows import Forgotten as Forgotten
+from lore.core.rows import Seen as Seen
 
 _COUNTS = """
 SELECT s.space,
@@ -60,7 +25,6 @@ SELECT s.space,
 FROM unnest(%s::text[]) AS s(space), lore_inbox_counts(s.space) AS w
 """
 
-_WAITING = "SELECT inbox, unread FROM lore_inbox_counts(%s)"
 
 _SEEN = """
 SELECT space, workspace, max(at) AS last FROM (
@@ -107,12 +71,6 @@ LIMIT %(limit)s
 def counts(conn: psycopg.Connection, spaces: Sequence[str]) -> dict[str, Counts]:
     rows = conn.execute(_COUNTS, (list(spaces),)).fetchall()
     return {space: Counts(*(int(v) for v in values)) for space, *values in rows}
-
-
-def waiting(conn: psycopg.Connection, space: str) -> tuple[int, int]:
-    """(inbox tasks, unread messages) of `space`: the counts the local hook reads (hooks/store.py)."""
-    row = conn.execute(_WAITING, (space,)).fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def last_used(conn: psycopg.Connection, spaces: Sequence[str]) -> str | None:

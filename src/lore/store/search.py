@@ -1,11 +1,7 @@
 """search_notes: keyword (PostgreSQL full text, GIN) + vector (pgvector HNSW, cosine) candidates,
 fused, cut by a relevance threshold, minus what the session marked irrelevant, plus 1-hop links.
 
-The ranking is pure functions (`fuse`, `threshold`, `rejected`, `why`), unit-tested without a
-database; SQL lives in this module's query functions. How the fusion was chosen (LoCoMo dev split,
-docs/benchmarks.md): equal-weight reciprocal rank fusion loses to the best single method on both
-views; min-max normalising each list over its top DEPTH candidates and averaging the two scores
-beats the best single method on both.
+The ranking is pure (lore.core.ranking: `fuse`, `threshold`, `rejected`, `why`); the SQL is here.
 
 Rows not yet embedded (or embedded by another model) still come back through the keyword list:
 their fused score is their keyword score alone. The keyword list ranks a bounded pool of matches
@@ -15,230 +11,28 @@ their fused score is their keyword score alone. The keyword list ranks a bounded
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
 
-from lore.core import ids, secrets
+from lore.core import ids, ranking, secrets
 from lore.core.errors import NotFound
+from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
 from lore.embeddings import to_pgvector
 from lore.store import graph
-
-DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
-KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
-KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
-RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
-REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
-REJECT_OVERLAP = 0.75  # ...or, without vectors, sharing this share of their lexemes
-MAX_LINKED = 3
-SNIPPET_WORDS = 30
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One row from one list: keyword (score = ts_rank) or vector (score = cosine similarity)."""
-
-    lineage: int
-    score: float
-    embedded: bool = True  # keyword list: has a vector of the query's model
-
-
-@dataclass(frozen=True)
-class Scored:
-    lineage: int
-    score: float  # fused, 0..1
-    keyword: float  # normalised keyword part, 0..1 (0 = no keyword match in the top DEPTH)
-    semantic: float | None  # normalised vector part; None = the row has no vector to compare
-    similarity: float | None  # raw cosine similarity when the row was a vector candidate
-    matched: bool  # the row matched the keyword query
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    kind: str
-    title: str | None
-    snippet: str
-    score: float
-    why: str  # keyword | semantic | linked
-    via: str | None = None  # for linked hits: "n_3 depends_on"
-
-
-@dataclass(frozen=True)
-class Rejection:
-    note: int
-    lexemes: tuple[str, ...]
-    vector: tuple[float, ...] | None
-
-
-# --- pure ranking -------------------------------------------------------------------------------
-
-
-def _scale(value: float, lo: float, hi: float) -> float:
-    if hi - lo <= 1e-12:
-        return 1.0 if value >= hi else 0.0
-    return min(1.0, max(0.0, (value - lo) / (hi - lo)))
-
-
-def fuse(
-    keyword: Sequence[Candidate],
-    vector: Sequence[Candidate],
-    *,
-    weight: float = KEYWORD_WEIGHT,
-    depth: int = DEPTH,
-    min_similarity: float = 0.0,
-) -> list[Scored]:
-    """Min-max normalise each list over its top `depth`, then a weighted mean, best first.
-
-    Each list's floor is its last score when the list is full (a row outside it scores no better).
-    A shorter list holds every match: then the floor is what "no evidence" scores (0 for keywords,
-    `min_similarity` for vectors), so that a small space does not push its last row to zero. A row
-    with no vector of the query's model is ranked by its keyword score alone.
-    """
-    keyword = sorted(keyword, key=lambda c: -c.score)[:depth]
-    vector = sorted(vector, key=lambda c: -c.score)[:depth]
-    k_hi = keyword[0].score if keyword else 0.0
-    k_lo = keyword[-1].score if len(keyword) >= depth else 0.0
-    v_hi, v_lo = (vector[0].score, vector[-1].score) if vector else (0.0, 0.0)
-    if len(vector) < depth:
-        v_lo = min(v_lo, min_similarity)
-    semantic = {c.lineage: c.score for c in vector}
-    matched = {c.lineage: c for c in keyword}
-    out = []
-    for lineage in dict.fromkeys([*(c.lineage for c in keyword), *(c.lineage for c in vector)]):
-        kw = matched.get(lineage)
-        k = _scale(kw.score, k_lo, k_hi) if kw else 0.0
-        sim = semantic.get(lineage)
-        if sim is not None:
-            s: float | None = _scale(sim, v_lo, v_hi)
-        elif kw is not None and (not kw.embedded or not vector):
-            s = None  # nothing to compare: keyword alone decides
-        else:
-            s = 0.0  # embedded, but not among the nearest `depth`
-        score = k if s is None else weight * k + (1 - weight) * s
-        out.append(Scored(lineage, score, k, s, sim, kw is not None))
-    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
-    return out
-
-
-def threshold(
-    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
-) -> list[Scored]:
-    """The server-side relevance cut. A hit needs evidence (a keyword match, or a cosine similarity
-    of at least `min_similarity`) and at least `relative` times the best such hit's score."""
-    evident = [
-        r for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
-    ]
-    if not evident:
-        return []
-    floor = relative * max(r.score for r in evident)
-    return [r for r in evident if r.score >= floor and r.score > 0]
-
-
-def why(row: Scored, weight: float = KEYWORD_WEIGHT) -> str:
-    """Which list contributed more to the fused score."""
-    if row.semantic is None:
-        return "keyword"
-    return "keyword" if weight * row.keyword >= (1 - weight) * row.semantic else "semantic"
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = sum(x * x for x in a) ** 0.5
-    nb = sum(y * y for y in b) ** 0.5
-    return dot / (na * nb) if na and nb else 0.0
-
-
-def rejected(
-    rejections: Iterable[Rejection], lexemes: Sequence[str], vector: Sequence[float] | None
-) -> set[int]:
-    """Notes to drop for this query: rejected for a query close to it. Vectors decide when both
-    sides have one of the same model; otherwise the share of shared lexemes does."""
-    words = set(lexemes)
-    out = set()
-    for r in rejections:
-        if vector is not None and r.vector is not None and len(r.vector) == len(vector):
-            close = cosine(vector, r.vector) >= REJECT_SIMILARITY
-        else:
-            other = set(r.lexemes)
-            union = words | other
-            close = bool(union) and len(words & other) / len(union) >= REJECT_OVERLAP
-        if close:
-            out.add(r.note)
-    return out
-
-
-def snippet_of(body: str, words: int = SNIPPET_WORDS) -> str:
-    parts = body.split()
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
-
-
-@dataclass(frozen=True)
-class Terms:
-    """A query's words as tsqueries (PostgreSQL's text form), made from websearch_to_tsquery.
-
-    every: all the words, any: at least one of them (negated words excluded from both), both
-    with phrases loosened to AND, which the GIN index answers without reading rows. rank: the
-    words OR-ed with phrases intact: what ts_rank scores and a keyword match must satisfy.
-    """
-
-    every: str
-    any: str
-    rank: str
-
-
-_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
-_PHRASE = re.compile(r"<(?:-|\d+)>")
-
-
-def terms(tsquery: str) -> Terms | None:
-    """The forms of websearch_to_tsquery's output; None when it holds no words (only stopwords).
-
-    Top-level operands (split at `&` and `|` outside parentheses) are the query's words or
-    phrases (websearch's `or` only widens `any`); negated ones (`-x`, shown as `!x`) exclude rows
-    from the candidate forms."""
-    tokens = _TOKEN.findall(tsquery)
-    if not tokens:
-        return None
-    units: list[list[str]] = [[]]
-    depth = 0
-    for tok in tokens:
-        if tok == "(":
-            depth += 1
-        elif tok == ")":
-            depth -= 1
-        if depth == 0 and tok in ("&", "|"):
-            units.append([])
-        else:
-            units[-1].append(tok)
-    positive = [" ".join(u) for u in units if u and u[0] != "!"]
-    negative = [" ".join(u) for u in units if u and u[0] == "!"]
-    if not positive:
-        return None
-
-    def loose(text: str) -> str:
-        return _PHRASE.sub("&", text)
-
-    neg = "".join(f" & {n}" for n in negative)
-    return Terms(
-        every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
-        any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
-        rank=" | ".join(f"( {u} )" for u in positive),
-    )
-
 
 # --- SQL ----------------------------------------------------------------------------------------
 
 _PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
                    tsvector_to_array(to_tsvector('english', %(query)s))"""
 
-# Keyword candidates, bounded whatever the space's size: the GIN index finds up to KEYWORD_POOL
+# Keyword candidates, bounded whatever the space's size: the GIN index finds up to ranking.KEYWORD_POOL
 # rows holding every word, then (when those are fewer) rows holding any word, each list in table
 # order and never ranked as a whole; only that pool is read and ranked by ts_rank. A space where
-# fewer than KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
+# fewer than ranking.KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
 # specific words) ranks all its matches, exactly. The tsqueries are literals: each search is planned
 # for its own words (a common word is scanned, a rare one looked up), never from a cached plan.
 _KEYWORD = sql.SQL("""
@@ -273,11 +67,12 @@ ORDER BY n.embedding::vector({dim}) <=> %(vector)s::vector({dim})
 LIMIT %(depth)s
 """)
 
+WORDS = ranking.SNIPPET_WORDS
 _SHOW = f"""
 SELECT n.lineage, n.kind, n.title,
        CASE WHEN n.lineage = ANY(%(matched)s) THEN
             ts_headline('english', left(n.body, 4000), %(rank)s::tsquery,
-                        'MaxWords={SNIPPET_WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
+                        'MaxWords={WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
             ELSE left(n.body, 600) END
 FROM notes n
 WHERE n.lineage = ANY(%(ids)s) AND n.superseded_at IS NULL
@@ -294,7 +89,7 @@ def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]
     """The query's keyword forms (None: only stopwords) and its lexemes (for feedback)."""
     row = conn.execute(_PARSE, {"query": query}).fetchone()
     assert row is not None
-    return terms(row[0] or ""), list(row[1] or [])
+    return ranking.terms(row[0] or ""), list(row[1] or [])
 
 
 def keyword_candidates(
@@ -305,8 +100,8 @@ def keyword_candidates(
     model: str | None,
     kinds: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
-    depth: int = DEPTH,
-    pool: int = KEYWORD_POOL,
+    depth: int = ranking.DEPTH,
+    pool: int = ranking.KEYWORD_POOL,
 ) -> list[Candidate]:
     forms = parse(conn, query)[0] if isinstance(query, str) else query
     if forms is None:
@@ -324,7 +119,7 @@ def keyword_candidates(
         filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
         # candidates match a loosened phrase; only then is the phrase itself checked
         phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
-        if _PHRASE.search(forms.rank)
+        if ranking.PHRASE.search(forms.rank)
         else sql.SQL(""),
     )
     rows = conn.execute(statement, params).fetchall()
@@ -350,7 +145,7 @@ def vector_candidates(
     model: str,
     kinds: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
-    depth: int = DEPTH,
+    depth: int = ranking.DEPTH,
 ) -> list[Candidate]:
     statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
     params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
@@ -442,25 +237,25 @@ def search(
         nearest = []
         if vector is not None and model is not None:
             nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
-    fused = fuse(keyword.candidates, nearest, min_similarity=min_similarity)
-    kept = threshold(fused, min_similarity=min_similarity)
+    fused = ranking.fuse(keyword.candidates, nearest, min_similarity=min_similarity)
+    kept = ranking.threshold(fused, min_similarity=min_similarity)
     if not kept:
         return []
-    drop = rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
+    drop = ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
     top = [r for r in kept if r.lineage not in drop][:limit]
     if not top:
         return []
     linked: list[tuple[int, graph.Link]] = []
     if expand:
         neighbours = graph.neighbours(conn, [r.lineage for r in top], spaces)
-        linked = pick_linked([r.lineage for r in top], neighbours, drop, limit=min(MAX_LINKED, limit))
+        linked = pick_linked([r.lineage for r in top], neighbours, drop, limit=min(ranking.MAX_LINKED, limit))
     return _show(conn, forms, top, linked)
 
 
 def pick_linked(
     order: Sequence[int], neighbours: Sequence[graph.Link], drop: set[int], *, limit: int
 ) -> list[tuple[int, graph.Link]]:
-    """1-hop neighbours of the hits, in the hits' order, each once, never a hit or a rejected note."""
+    """1-hop neighbours of the hits, in the hits' order, each once, never a hit or a ranking.rejected note."""
     seen = set(order) | drop
     rank = {lineage: i for i, lineage in enumerate(order)}
     out: list[tuple[int, graph.Link]] = []
@@ -487,7 +282,7 @@ def _show(
     for r in top:
         if r.lineage in shown:
             kind, title, text = shown[r.lineage]
-            hits.append(Hit(ids.note(r.lineage), kind, title, text, round(r.score, 3), why(r)))
+            hits.append(Hit(ids.note(r.lineage), kind, title, text, round(r.score, 3), ranking.why(r)))
     scores = {r.lineage: r.score for r in top}
     for lineage, link in linked:
         if lineage in shown:
@@ -499,7 +294,7 @@ def _show(
 
 def _clean(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip()
-    return text if "«" in text else snippet_of(text)
+    return text if "«" in text else ranking.snippet_of(text)
 
 
 def mark_irrelevant(

@@ -177,8 +177,8 @@ def _event(conn: psycopg.Connection, lineage: int, status: str, note: str | None
 # --- for a listener's own (async) connection -----------------------------------------------------
 
 SINCE = (
-    _SELECT
-    + " AND n.space = %(space)s AND t.status = 'inbox' AND n.lineage > %(after)s ORDER BY n.lineage LIMIT 50"
+    "SELECT lineage, space, status, title, body, from_space, from_source, from_workspace, filed_at, "
+    "updated_at FROM lore_inbox_since(%(space)s, %(after)s, 50)"
 )
 LATEST = "SELECT coalesce(max(lineage), 0) FROM tasks"
 

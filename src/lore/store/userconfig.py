@@ -13,83 +13,28 @@ the workspaces that sessions announce are paths on the user's machine, not on th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime
-from pathlib import Path
+from dataclasses import replace
 
 import psycopg
 
-from lore.core.config import Config, SpaceConfig, parse_config
-from lore.core.errors import InvalidInput
-from lore.store.auth import check_user
-
-SEP = "/"
-STARTER = 'default_space = "personal"\n\n[[space]]\nid = "personal"\npaths = []\n'
-MAX_BYTES = 256 * 1024
-
-
-@dataclass(frozen=True)
-class UserConfig:
-    user: str
-    config: Config  # ids scoped: `<user>/<space>`
-    home: str
-    version: int  # 0: never pushed (the starter config)
-    updated_at: datetime | None
-    ignored: tuple[str, ...] = ()  # settings of the file that have no meaning on a server
-
-    def env(self) -> dict[str, str]:
-        """The environment spaces are resolved with: the user's HOME, and never a LORE_SPACE."""
-        return {"HOME": self.home} if self.home else {}
-
-
-def scoped(user: str, space: str) -> str:
-    return f"{user}{SEP}{space}"
-
-
-def local_name(user: str, space: str) -> str:
-    """`alice/work` -> `work` for alice; anything else is returned as it is."""
-    return space.removeprefix(f"{user}{SEP}")
-
-
-def scope(config: Config, user: str) -> Config:
-    """The same config with every space id prefixed by `<user>/` (pure)."""
-
-    def ids(values: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(scoped(user, v) for v in values)
-
-    spaces = tuple(
-        SpaceConfig(
-            id=scoped(user, s.id),
-            paths=s.paths,
-            remotes=s.remotes,
-            reads_from=ids(s.reads_from),
-            accepts_from=ids(s.accepts_from),
-        )
-        for s in config.spaces
-    )
-    default = scoped(user, config.default_space) if config.default_space else None
-    return replace(config, spaces=spaces, default_space=default, database_url=None)
-
-
-def label(user: str) -> Path:
-    """What error messages call a pushed config (there is no file on the server)."""
-    return Path(f"the config of user {user} (update it with `lore config push`)")
-
-
-def parse(text: str, user: str, home: str) -> UserConfig:
-    """Validate a config file's text exactly as `lore` validates a local one; raises ConfigError."""
-    check_user(user)
-    if len(text.encode()) > MAX_BYTES:
-        raise InvalidInput(
-            f"the config is larger than {MAX_BYTES // 1024} KiB", "push the lore config file only"
-        )
-    if not home.startswith("/") and not (len(home) > 2 and home[1] == ":"):
-        raise InvalidInput(
-            f"home {home!r} is not an absolute path", "push from the machine the config is for"
-        )
-    config = parse_config(text, label(user))
-    ignored = ("[database] url (the server uses its own database)",) if config.database_url else ()
-    return UserConfig(user, scope(config, user), home, 0, None, ignored)
+from lore.core.config import parse_config
+from lore.core.users import (
+    STARTER,
+    label,
+    scope,
+)
+from lore.core.users import (
+    UserConfig as UserConfig,
+)
+from lore.core.users import (
+    local_name as local_name,
+)
+from lore.core.users import (
+    parse as parse,
+)
+from lore.core.users import (
+    scoped as scoped,
+)
 
 
 def push(conn: psycopg.Connection, user: str, text: str, home: str) -> UserConfig:

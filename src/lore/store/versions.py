@@ -144,6 +144,22 @@ class Versioned(Generic[R]):
             )
             return cur.fetchall()
 
+    def histories(
+        self, conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]
+    ) -> dict[int, list[R]]:
+        """Every version of several items, oldest first, by lineage, in one query."""
+        with conn.cursor(row_factory=class_row(self.row)) as cur:
+            cur.execute(
+                self._select(
+                    "lineage = ANY(%s) AND space = ANY(%s) ORDER BY lineage, recorded_at, version_id"
+                ),
+                (list(lineages), list(spaces)),
+            )
+            found: dict[int, list[R]] = {lineage: [] for lineage in lineages}
+            for row in cur.fetchall():
+                found.setdefault(row.lineage, []).append(row)
+            return found
+
     def _raise_missing(self, conn: psycopg.Connection, lineage: int, readable: Sequence[str]) -> None:
         row = conn.execute(
             sql.SQL(

@@ -25,15 +25,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from lore.core import render
+from lore.core import render, users
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.core.session import Origin
 from lore.http import guard
 from lore.http.web import sessions
 from lore.http.web.sessions import Session, SignInLink
+from lore.service import accounts
 from lore.service.runtime import Runtime
-from lore.store import auth, userconfig
 
 log = logging.getLogger("lore.http.web")
 SOURCE = "web"  # the `source` of everything written from the UI (as a client name would be)
@@ -72,7 +72,7 @@ class Viewer:
         return self.config.ids
 
     def name(self, space_id: str) -> str:
-        return userconfig.local_name(self.scoped_user, space_id) if self.scoped_user else space_id
+        return users.local_name(self.scoped_user, space_id) if self.scoped_user else space_id
 
     def names(self) -> list[str]:
         return [self.name(s) for s in self.ids]
@@ -84,7 +84,7 @@ class Viewer:
             if default is None:
                 raise NotFound("You have no spaces yet.", "Add a [[space]] to your lore config.")
             return default
-        full = userconfig.scoped(self.scoped_user, name) if self.scoped_user else name
+        full = users.scoped(self.scoped_user, name) if self.scoped_user else name
         if full not in self.ids:
             raise NotFound(f"No space {name!r} among yours.", "Pick one of the spaces listed on Spaces.")
         return full
@@ -263,12 +263,12 @@ class UI:
         if not expected or not await self.csrf_ok(request, expected):
             return self.refuse(request, "Refused: this sign-in form is stale or came from another site.")
         code, token = str(form.get("code", "")).strip(), str(form.get("token", "")).strip()
-        principal: auth.Principal | None = None
+        principal: users.Principal | None = None
         if code and self.link is not None:
             if not self.link.consume(code):
                 return self.sign_in_form(request, status=401, error=_LINK_USED)
         else:
-            principal = await self.state.run(lambda c: auth.verify(c, token, kinds=("personal",)))
+            principal = await self.state.call(accounts.verify, token, ("personal",))
             if principal is None:
                 return self.sign_in_form(request, status=401, error="That token is not valid.")
         session = await self.store.start(principal)

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-import psycopg
-
+from lore.core.users import Principal, digest
+from lore.service import accounts
 from lore.service.runtime import Runtime
-from lore.store import auth
 
 PREFIX = "lorew_"
 CLIENT_ID = "lore-web"
@@ -73,24 +72,9 @@ def expiry(now: datetime, token_expires: datetime | None) -> datetime:
 
 
 class Store(Protocol):
-    async def start(self, principal: auth.Principal | None) -> Session: ...
+    async def start(self, principal: Principal | None) -> Session: ...
     async def find(self, secret: str) -> Session | None: ...
     async def end(self, secret: str) -> None: ...
-
-
-_FIND = """
-SELECT s.user_name, s.expires_at FROM tokens s
-WHERE s.hash = %s AND s.kind = 'access' AND s.client_id = %s AND s.revoked_at IS NULL
-  AND s.expires_at > now()
-  AND (s.parent_id IS NULL OR EXISTS (
-        SELECT 1 FROM tokens p WHERE p.id = s.parent_id AND p.revoked_at IS NULL
-          AND (p.expires_at IS NULL OR p.expires_at > now())))
-"""
-# Ended sessions are of no use after a day: removed when their user signs in again.
-_PRUNE = """
-DELETE FROM tokens WHERE user_name = %s AND kind = 'access' AND client_id = %s
-  AND (expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day')
-"""
 
 
 class DatabaseSessions:
@@ -99,42 +83,22 @@ class DatabaseSessions:
     def __init__(self, state: Runtime) -> None:
         self.state = state
 
-    async def start(self, principal: auth.Principal | None) -> Session:
+    async def start(self, principal: Principal | None) -> Session:
         assert principal is not None, "sign-in mode signs in with a token only"
         secret = new_secret()
         until = expiry(datetime.now(UTC), principal.expires_at)
-
-        def insert(conn: psycopg.Connection) -> None:
-            with conn.transaction():
-                conn.execute(_PRUNE, (principal.user, CLIENT_ID))
-                conn.execute(
-                    """INSERT INTO tokens (user_name, kind, hash, label, client_id, parent_id, expires_at)
-                       VALUES (%s, 'access', %s, 'web session', %s, %s, %s)""",
-                    (principal.user, auth.digest(secret), CLIENT_ID, principal.token_id, until),
-                )
-
-        await self.state.run(insert)
+        await self.state.call(accounts.start_web_session, principal, secret, CLIENT_ID, until)
         return Session(principal.user, secret, until)
 
     async def find(self, secret: str) -> Session | None:
         if not looks_like_session(secret):
             return None
-        row = await self.state.run(lambda c: c.execute(_FIND, (auth.digest(secret), CLIENT_ID)).fetchone())
-        return Session(row[0], secret, row[1]) if row else None
+        found = await self.state.call(accounts.find_web_session, secret, CLIENT_ID)
+        return Session(found[0], secret, found[1]) if found else None
 
     async def end(self, secret: str) -> None:
-        if not looks_like_session(secret):
-            return
-
-        def revoke(conn: psycopg.Connection) -> None:
-            with conn.transaction():
-                conn.execute(
-                    "UPDATE tokens SET revoked_at = now() WHERE hash = %s AND kind = 'access' "
-                    "AND client_id = %s AND revoked_at IS NULL",
-                    (auth.digest(secret), CLIENT_ID),
-                )
-
-        await self.state.run(revoke)
+        if looks_like_session(secret):
+            await self.state.call(accounts.end_web_session, secret, CLIENT_ID)
 
 
 class MemorySessions:
@@ -146,7 +110,7 @@ class MemorySessions:
         self._lock = threading.Lock()
         self._rows: dict[bytes, tuple[str, datetime]] = {}
 
-    async def start(self, principal: auth.Principal | None) -> Session:
+    async def start(self, principal: Principal | None) -> Session:
         secret = new_secret()
         now = datetime.now(UTC)
         user = principal.user if principal is not None else "local"
@@ -155,21 +119,21 @@ class MemorySessions:
             self._rows = {k: v for k, v in self._rows.items() if v[1] > now}
             if len(self._rows) >= self.LIMIT:
                 self._rows.pop(min(self._rows, key=lambda k: self._rows[k][1]))
-            self._rows[auth.digest(secret)] = (user, until)
+            self._rows[digest(secret)] = (user, until)
         return Session(user, secret, until)
 
     async def find(self, secret: str) -> Session | None:
         if not looks_like_session(secret):
             return None
         with self._lock:
-            row = self._rows.get(auth.digest(secret))
+            row = self._rows.get(digest(secret))
         if row is None or row[1] <= datetime.now(UTC):
             return None
         return Session(row[0], secret, row[1])
 
     async def end(self, secret: str) -> None:
         with self._lock:
-            self._rows.pop(auth.digest(secret), None)
+            self._rows.pop(digest(secret), None)
 
 
 class SignInLink:

@@ -14,9 +14,11 @@ from starlette.responses import RedirectResponse, Response
 from lore.core import inbox, validate
 from lore.core.config import stale_paths
 from lore.core.errors import InvalidInput, LoreError
+from lore.core.rows import Counts, Handoff, Message
+from lore.core.session import Acting
 from lore.core.workspace import WorkspaceSignal
 from lore.http.web import svg
-from lore.store import handoffs, messages, overview, tasks
+from lore.service import handoffs, overview, work
 
 if TYPE_CHECKING:
     from lore.http.web.app import UI, Page, Viewer
@@ -33,9 +35,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     config = viewer.config
     # In sign-in mode paths name directories on each user's own machine: the server cannot check them.
     stale = set() if ui.sign_in else set(stale_paths(config, viewer.env))
-    counts, seen = await ui.state.run(
-        lambda c: (overview.counts(c, config.ids), overview.workspaces_seen(c, config.ids))
-    )
+    counts, seen = await ui.state.call(overview.spaces, config.ids)
     flows = [
         svg.Flow(viewer.name(s.id), viewer.name(r), "reads") for s in config.spaces for r in s.reads_from
     ]
@@ -52,7 +52,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
                 "remotes": space.remotes,
                 "reads_from": [viewer.name(r) for r in space.reads_from],
                 "accepts_from": [viewer.name(a) for a in space.accepts_from],
-                "counts": counts.get(space.id, overview.Counts()),
+                "counts": counts.get(space.id, Counts()),
                 "seen": [s for s in seen if s.space == space.id][:8],
             }
         )
@@ -89,7 +89,7 @@ def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | None:
 
 async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     space_id = viewer.space_id(request.query_params.get("space"))
-    rows, _ = await ui.state.run(lambda c: tasks.listing(c, space_id, ALL_STATUSES, limit=300))
+    rows, _ = await ui.state.call(work.tasks_of, space_id, ALL_STATUSES, limit=300)
     groups = {status: [t for t in rows if t.status == status] for status in ALL_STATUSES}
     return ui.space_page(
         request, viewer, "tasks.html", space_id, DONE_MESSAGES, groups=groups, statuses=inbox.STATUSES
@@ -97,7 +97,7 @@ async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 
 async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
-    lineage = inbox.parse_task_id(request.path_params["id"])
+    task_id = request.path_params["id"]
     form = await ui.form(request)
     action = str(form.get("action", ""))
     reason = validate.optional(form.get("reason") or None, "reason", validate.MAX_REASON)
@@ -110,24 +110,24 @@ async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
         status, note, done = inbox.parse_status(form.get("status")), reason, "moved"
     else:
         raise InvalidInput(f"Unknown action {action[:40]!r}.", "Use the Accept, Reject or Move buttons.")
-    task = await ui.state.run(lambda c: tasks.get(c, viewer.ids, lineage))
-    await ui.state.run(
-        lambda c: tasks.update(c, viewer.origin(task.space), viewer.ids, lineage, status, note)
+    task, _ = await ui.state.call(work.task, viewer.ids, task_id)
+    await ui.state.call(
+        work.update_task, Acting(viewer.origin(task.space), tuple(viewer.ids)), task_id, status, note
     )
     return RedirectResponse(f"/tasks?space={viewer.name(task.space)}&done={done}", 303)
 
 
 async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     space_id = viewer.space_id(request.query_params.get("space"))
-    recent = await ui.state.run(lambda c: messages.recent(c, space_id, limit=300))
+    recent = await ui.state.call(work.recent_messages, space_id, limit=300)
     return ui.space_page(request, viewer, "messages.html", space_id, threads=threads(recent))
 
 
 async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """The space's timeline: each agent session's handoff (migration 0007), newest first, by day."""
     space_id = viewer.space_id(request.query_params.get("space"))
-    rows = await ui.state.run(lambda c: handoffs.recent(c, [space_id], limit=200))
-    days: dict[str, list[handoffs.Handoff]] = {}
+    rows = await ui.state.call(handoffs.timeline, [space_id], limit=200)
+    days: dict[str, list[Handoff]] = {}
     agents: dict[str, int] = {}
     for row in rows:
         days.setdefault(f"{row.updated_at:%Y-%m-%d}", []).append(row)
@@ -142,9 +142,9 @@ async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     )
 
 
-def threads(rows: Sequence[messages.Message]) -> list[list[messages.Message]]:
+def threads(rows: Sequence[Message]) -> list[list[Message]]:
     """Messages grouped by thread (oldest first inside one), the most recently active thread first."""
-    grouped: dict[int, list[messages.Message]] = {}
+    grouped: dict[int, list[Message]] = {}
     for message in sorted(rows, key=lambda m: m.num):
         grouped.setdefault(message.thread, []).append(message)
     return sorted(grouped.values(), key=lambda thread: -thread[-1].num)

@@ -1,0 +1,214 @@
+"""The ranking of search_notes, pure (unit-tested without a database): each list's candidates
+(keyword: ts_rank; vector: cosine similarity) min-max normalised over its top DEPTH and fused by a
+weighted mean, cut by a relevance threshold, minus what a close query marked irrelevant.
+
+How the fusion was chosen (LoCoMo dev split, docs/benchmarks.md): equal-weight reciprocal rank
+fusion loses to the best single method on both views; min-max normalising each list over its top
+DEPTH candidates and averaging the two scores beats the best single method on both. The SQL that
+fetches the candidates is lore.store.search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
+KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
+KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
+RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
+REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
+REJECT_OVERLAP = 0.75  # ...or, without vectors, sharing this share of their lexemes
+MAX_LINKED = 3
+SNIPPET_WORDS = 30
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One row from one list: keyword (score = ts_rank) or vector (score = cosine similarity)."""
+
+    lineage: int
+    score: float
+    embedded: bool = True  # keyword list: has a vector of the query's model
+
+
+@dataclass(frozen=True)
+class Scored:
+    lineage: int
+    score: float  # fused, 0..1
+    keyword: float  # normalised keyword part, 0..1 (0 = no keyword match in the top DEPTH)
+    semantic: float | None  # normalised vector part; None = the row has no vector to compare
+    similarity: float | None  # raw cosine similarity when the row was a vector candidate
+    matched: bool  # the row matched the keyword query
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    kind: str
+    title: str | None
+    snippet: str
+    score: float
+    why: str  # keyword | semantic | linked
+    via: str | None = None  # for linked hits: "n_3 depends_on"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    note: int
+    lexemes: tuple[str, ...]
+    vector: tuple[float, ...] | None
+
+
+def _scale(value: float, lo: float, hi: float) -> float:
+    if hi - lo <= 1e-12:
+        return 1.0 if value >= hi else 0.0
+    return min(1.0, max(0.0, (value - lo) / (hi - lo)))
+
+
+def fuse(
+    keyword: Sequence[Candidate],
+    vector: Sequence[Candidate],
+    *,
+    weight: float = KEYWORD_WEIGHT,
+    depth: int = DEPTH,
+    min_similarity: float = 0.0,
+) -> list[Scored]:
+    """Min-max normalise each list over its top `depth`, then a weighted mean, best first.
+
+    Each list's floor is its last score when the list is full (a row outside it scores no better).
+    A shorter list holds every match: then the floor is what "no evidence" scores (0 for keywords,
+    `min_similarity` for vectors), so that a small space does not push its last row to zero. A row
+    with no vector of the query's model is ranked by its keyword score alone.
+    """
+    keyword = sorted(keyword, key=lambda c: -c.score)[:depth]
+    vector = sorted(vector, key=lambda c: -c.score)[:depth]
+    k_hi = keyword[0].score if keyword else 0.0
+    k_lo = keyword[-1].score if len(keyword) >= depth else 0.0
+    v_hi, v_lo = (vector[0].score, vector[-1].score) if vector else (0.0, 0.0)
+    if len(vector) < depth:
+        v_lo = min(v_lo, min_similarity)
+    semantic = {c.lineage: c.score for c in vector}
+    matched = {c.lineage: c for c in keyword}
+    out = []
+    for lineage in dict.fromkeys([*(c.lineage for c in keyword), *(c.lineage for c in vector)]):
+        kw = matched.get(lineage)
+        k = _scale(kw.score, k_lo, k_hi) if kw else 0.0
+        sim = semantic.get(lineage)
+        if sim is not None:
+            s: float | None = _scale(sim, v_lo, v_hi)
+        elif kw is not None and (not kw.embedded or not vector):
+            s = None  # nothing to compare: keyword alone decides
+        else:
+            s = 0.0  # embedded, but not among the nearest `depth`
+        score = k if s is None else weight * k + (1 - weight) * s
+        out.append(Scored(lineage, score, k, s, sim, kw is not None))
+    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
+    return out
+
+
+def threshold(
+    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
+) -> list[Scored]:
+    """The server-side relevance cut. A hit needs evidence (a keyword match, or a cosine similarity
+    of at least `min_similarity`) and at least `relative` times the best such hit's score."""
+    evident = [
+        r for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
+    ]
+    if not evident:
+        return []
+    floor = relative * max(r.score for r in evident)
+    return [r for r in evident if r.score >= floor and r.score > 0]
+
+
+def why(row: Scored, weight: float = KEYWORD_WEIGHT) -> str:
+    """Which list contributed more to the fused score."""
+    if row.semantic is None:
+        return "keyword"
+    return "keyword" if weight * row.keyword >= (1 - weight) * row.semantic else "semantic"
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = sum(x * x for x in a) ** 0.5
+    nb = sum(y * y for y in b) ** 0.5
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def rejected(
+    rejections: Iterable[Rejection], lexemes: Sequence[str], vector: Sequence[float] | None
+) -> set[int]:
+    """Notes to drop for this query: rejected for a query close to it. Vectors decide when both
+    sides have one of the same model; otherwise the share of shared lexemes does."""
+    words = set(lexemes)
+    out = set()
+    for r in rejections:
+        if vector is not None and r.vector is not None and len(r.vector) == len(vector):
+            close = cosine(vector, r.vector) >= REJECT_SIMILARITY
+        else:
+            other = set(r.lexemes)
+            union = words | other
+            close = bool(union) and len(words & other) / len(union) >= REJECT_OVERLAP
+        if close:
+            out.add(r.note)
+    return out
+
+
+def snippet_of(body: str, words: int = SNIPPET_WORDS) -> str:
+    parts = body.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A query's words as tsqueries (PostgreSQL's text form), made from websearch_to_tsquery.
+
+    every: all the words, any: at least one of them (negated words excluded from both), both
+    with phrases loosened to AND, which the GIN index answers without reading rows. rank: the
+    words OR-ed with phrases intact: what ts_rank scores and a keyword match must satisfy.
+    """
+
+    every: str
+    any: str
+    rank: str
+
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
+PHRASE = re.compile(r"<(?:-|\d+)>")
+
+
+def terms(tsquery: str) -> Terms | None:
+    """The forms of websearch_to_tsquery's output; None when it holds no words (only stopwords).
+
+    Top-level operands (split at `&` and `|` outside parentheses) are the query's words or
+    phrases (websearch's `or` only widens `any`); negated ones (`-x`, shown as `!x`) exclude rows
+    from the candidate forms."""
+    tokens = _TOKEN.findall(tsquery)
+    if not tokens:
+        return None
+    units: list[list[str]] = [[]]
+    depth = 0
+    for tok in tokens:
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+        if depth == 0 and tok in ("&", "|"):
+            units.append([])
+        else:
+            units[-1].append(tok)
+    positive = [" ".join(u) for u in units if u and u[0] != "!"]
+    negative = [" ".join(u) for u in units if u and u[0] == "!"]
+    if not positive:
+        return None
+
+    def loose(text: str) -> str:
+        return PHRASE.sub("&", text)
+
+    neg = "".join(f" & {n}" for n in negative)
+    return Terms(
+        every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
+        any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
+        rank=" | ".join(f"( {u} )" for u in positive),
+    )

@@ -1,0 +1,110 @@
+"""Session start as one use case for every reader: what to ask the database for (`Request`), what
+it answers (`Snapshot`, one JSON document of the SQL function `lore_session_snapshot`, migration
+0012), and the text made from it (`compose`). Pure: the local hook reads the document through psql,
+`/api/session-start` and `lore session-start` through psycopg, and all three render it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from lore.core import clients, inbox, render
+from lore.core.config import Config
+from lore.core.rows import Fact, Handoff, InstructionSection, from_json
+from lore.core.session import SessionContext
+
+MAX_ROWS = render.SESSION_START_MAX_FACTS
+INSTRUCTIONS_MAX = 8  # instruction sections read for the block
+
+
+@dataclass(frozen=True)
+class Request:
+    """The arguments of `lore_session_snapshot`, in its order."""
+
+    spaces: tuple[str, ...]
+    workspace: str
+    max_rows: int
+    space: str
+    root: str
+    handoff_hours: int
+    doing_max: int
+    skip_families: tuple[str, ...] | None  # None: no instruction sections
+    instructions_max: int
+
+    def arguments(self) -> tuple[Any, ...]:
+        return (
+            list(self.spaces),
+            self.workspace,
+            self.max_rows,
+            self.space,
+            self.root,
+            self.handoff_hours,
+            self.doing_max,
+            None if self.skip_families is None else list(self.skip_families),
+            self.instructions_max,
+        )
+
+
+def request(session: SessionContext, config: Config, client: str) -> Request:
+    """What a session start of `client` in `session` reads: the session's readable spaces, the last
+    handoff at its root within the configured age, the instruction files the client does not load
+    itself (an unknown client: all of them)."""
+    known = clients.CLIENTS.get(clients.canonical(client))
+    return Request(
+        spaces=tuple(session.readable),
+        workspace=session.workspace_name,
+        max_rows=MAX_ROWS,
+        space=session.space,
+        root=str(session.root),
+        handoff_hours=max(0, config.handoff_max_age_hours),
+        doing_max=render.HANDOFF_DOING,
+        skip_families=tuple(known.loads) if known is not None else (),
+        instructions_max=INSTRUCTIONS_MAX,
+    )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    facts: list[Fact]
+    total: int
+    inbox: int = 0  # tasks waiting in the session space's inbox
+    unread: int = 0  # unread messages to it
+    last: render.LastSession | None = None  # the last handoff at the session's root
+    instructions: list[InstructionSection] = field(default_factory=list)
+
+
+def parse(document: Mapping[str, Any]) -> Snapshot:
+    """The Snapshot in `lore_session_snapshot`'s JSON document."""
+    last = None
+    if document.get("handoff"):
+        last = render.LastSession(
+            from_json(Handoff, document["handoff"]),
+            datetime.fromisoformat(document["now"]),
+            [(int(lineage), title) for lineage, title in document.get("doing") or []],
+            int(document.get("doing_count") or 0),
+        )
+    return Snapshot(
+        [from_json(Fact, row) for row in document["facts"]],
+        int(document["total"]),
+        int(document.get("inbox") or 0),
+        int(document.get("unread") or 0),
+        last,
+        [from_json(InstructionSection, row) for row in document.get("instructions") or []],
+    )
+
+
+def compose(snapshot: Snapshot, session: SessionContext, config: Config, client: str) -> render.Rendered:
+    """The session-start text for `client`: within the configured budget (clamped for the client)."""
+    return render.session_start(
+        snapshot.facts,
+        space=session.space,
+        workspace_name=session.workspace_name,
+        max_chars=render.clamp_budget(config.session_start_max_chars, client),
+        total=snapshot.total,
+        status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
+        last=snapshot.last,
+        instructions=snapshot.instructions,
+    )

@@ -1,0 +1,155 @@
+"""Which session a tool call belongs to, and its point of view (lore.core.session.SessionContext).
+
+The workspace comes from the server's `--workspace`, the client's environment, its MCP roots or the
+working directory (over HTTP: the `X-Lore-Workspace` header, then roots); it is asked for once per
+MCP session and resolved again against the config as it is now on every call. When a session's
+space changes between two calls (the config was edited), the next tool result says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from lore.core.config import Config
+from lore.core.errors import ConfigError
+from lore.core.session import SessionContext
+from lore.core.workspace import WorkspaceSignal, choose_workspace, usable
+from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
+
+log = logging.getLogger("lore.mcp")
+MAX_CACHED_SESSIONS = 1000
+# Lines a tool call's result starts with (a session whose space changed): set by LoreServer.call_tool.
+NOTICES: ContextVar[list[str] | None] = ContextVar("lore_notices", default=None)
+
+
+@dataclass(frozen=True)
+class _Cached:
+    """A session resolved from signals asked once (roots, cwd), and the config it was resolved with."""
+
+    config: Config
+    context: SessionContext
+
+
+@dataclass
+class Sessions:
+    """The MCP sessions of one server process: each one's resolved workspace, and its last space."""
+
+    runtime: Runtime
+    _sessions: dict[str, _Cached] = field(default_factory=dict)
+    # The space each session was last given (key: user|session): to say so when it changes.
+    _spaces: dict[str, tuple[str, Config]] = field(default_factory=dict)
+
+    def key(self, ctx: Context[Any, Any]) -> str | None:
+        """Who "this session" is, so that it never reads its own messages (None: unknown)."""
+        if self.runtime.transport == "stdio":
+            return self.runtime.stdio_session
+        session_id = (ctx.headers or {}).get("mcp-session-id")
+        return str(session_id) if session_id else None
+
+    async def session(self, ctx: Context[Any, Any]) -> SessionContext:
+        """This MCP session's context, resolved against the config as it is now."""
+        rt = self.runtime
+        config, env, prefix = await rt.scope()
+        # stdio serves one client per process; HTTP sessions are told apart by their session id.
+        sid = "stdio" if rt.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
+        # The client's own name (kept on each row it writes) and lore's id for it (`source`).
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+        given = info.name[:200] if info is not None and info.name else None
+        version = info.version if info else None
+        source = await anyio.to_thread.run_sync(rt.client_id, given, version) if given else "unknown"
+        resolved = await self._session(ctx, config, env, prefix + sid if sid else "", source)
+        if given and resolved.client_name != given:
+            resolved = replace(resolved, client_name=given)
+        if sid:
+            self._track(f"{rt.user() or ''}|{sid}", resolved, config)
+        return resolved
+
+    async def _session(
+        self, ctx: Context[Any, Any], config: Config, env: Mapping[str, str], key: str, source: str
+    ) -> SessionContext:
+        rt = self.runtime
+        remotes = (ctx.headers or {}).get(REMOTE_HEADER) if rt.transport == "http" else None
+        if rt.transport == "http":
+            header = (ctx.headers or {}).get(WORKSPACE_HEADER)
+            # An unexpanded `${PWD}` or a relative path names nothing on this server: use roots.
+            if usable(header) and Path(file_path(header)).is_absolute():
+                signal = WorkspaceSignal(Path(file_path(header)), "header X-Lore-Workspace")
+                return rt.resolve(signal, config, env, source, remotes)
+            if header:
+                log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
+        cached = self._sessions.get(key) if key else None
+        if cached is not None:
+            if cached.config is config:
+                return cached.context
+            # The config changed: the same workspace, resolved again (roots are not asked again).
+            resolved = rt.resolve(cached.context.signal, config, env, source, remotes)
+        else:
+            roots: list[str] = []
+            # Over HTTP the server's own environment and directory say nothing about the client.
+            local = rt.env if rt.transport == "stdio" else {}
+            signal = choose_workspace(rt.workspace_arg, local, [], rt.cwd)
+            if signal.source == "cwd" or rt.transport == "http":
+                roots = await _roots(ctx)
+                if roots or rt.transport == "stdio":
+                    signal = choose_workspace(rt.workspace_arg, local, roots, rt.cwd)
+                else:
+                    raise ConfigError(
+                        "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
+                        "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
+                    )
+            resolved = rt.resolve(signal, config, env, source, remotes)
+            log.info("session %s: %s", source, resolved.describe())
+        if key:
+            if len(self._sessions) > MAX_CACHED_SESSIONS:
+                self._sessions.clear()
+            self._sessions[key] = _Cached(config, resolved)
+        return resolved
+
+    def _track(self, key: str, resolved: SessionContext, config: Config) -> None:
+        """Remember the space this session was given; when it differs from its last call's, add a
+        notice to the tool result (an agent must not keep believing it writes where it did)."""
+        last = self._spaces.get(key)
+        if last is None and len(self._spaces) > MAX_CACHED_SESSIONS:
+            self._spaces.clear()
+        self._spaces[key] = (resolved.space, config)
+        if last is None or last[0] == resolved.space:
+            return
+        old, new = last[0], resolved.space
+        why = "the config changed: " if last[1] is not config else ""
+        notice = (
+            f"Note: this session's space changed from `{old}` to `{new}` since its last call "
+            f"({why}{resolved.resolved.reason}); it now writes to `{new}`."
+        )
+        log.info("session %s: space changed from %s to %s", key.rsplit("|", 1)[-1][:12], old, new)
+        notices = NOTICES.get()
+        if notices is not None and notice not in notices:
+            notices.append(notice)
+
+
+async def _roots(ctx: Context[Any, Any]) -> list[str]:
+    caps = ctx.session.client_capabilities
+    if caps is None or caps.roots is None:
+        return []
+    # roots/list is deprecated by the 2026-07-28 protocol, but it is still the only workspace signal
+    # some clients send; the warning is raised when the call is made, so only that is silenced.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        pending = ctx.session.list_roots()
+    try:
+        with anyio.fail_after(3):
+            result = await pending
+    except Exception as exc:  # a client that advertises roots but cannot answer: fall back to cwd
+        log.info("roots/list failed: %r", exc)
+        return []
+    return [str(root.uri) for root in result.roots]

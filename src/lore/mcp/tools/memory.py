@@ -1,0 +1,100 @@
+"""Facts and notes: remember_fact, remember_note, recall_facts, revise_fact, forget (lore.service.memory)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+
+from lore.mcp.context import result, session, tool
+from lore.service import memory
+
+
+@tool(
+    "Store a short durable fact (max 1000 chars) in this project's memory. subject: what it is "
+    "about (e.g. the repo name); valid_from/valid_to: ISO dates when it is true."
+)
+async def remember_fact(
+    statement: str,
+    ctx: Context[Any, Any],
+    subject: str | None = None,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
+) -> CallToolResult:
+    """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true."""
+    rt, here = await session(ctx)
+    fact = await rt.call(
+        memory.remember_fact, here, statement, subject=subject, valid_from=valid_from, valid_to=valid_to
+    )
+    return result(f"Remembered {fact.id} in space {fact.space}.", {"id": fact.id, "space": fact.space})
+
+
+@tool(
+    "Store a note (max 32 KiB) for search_notes. kind: brief|product|pattern|tech|active|"
+    "progress|devenv|task|plan|decision|note."
+)
+async def remember_note(
+    body: str,
+    ctx: Context[Any, Any],
+    kind: str = "note",
+    title: str | None = None,
+    tags: list[str] | None = None,
+) -> CallToolResult:
+    """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
+    rt, here = await session(ctx)
+    note = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags)
+    return result(
+        f"Remembered {note.id} ({note.kind}) in space {note.space}.",
+        {"id": note.id, "kind": note.kind, "space": note.space},
+    )
+
+
+@tool(
+    "List this project's facts, most relevant first. as_of: what lore believed then; "
+    "valid_at: what was true then (ISO dates)."
+)
+async def recall_facts(
+    ctx: Context[Any, Any],
+    subject: str | None = None,
+    as_of: str | None = None,
+    valid_at: str | None = None,
+) -> CallToolResult:
+    """as_of: what lore believed then; valid_at: what was true then (ISO dates)."""
+    rt, here = await session(ctx)
+    found = await rt.call(memory.recall, here, subject=subject, as_of=as_of, valid_at=valid_at)
+    out = found.rendered(rt.config().session_start_max_chars)
+    shown = found.facts[: out.shown]
+    return result(
+        out.text,
+        {"space": here.space, "total": found.total, "shown": out.shown, "ids": [f.id for f in shown]},
+    )
+
+
+@tool("Replace fact id (f_N) with a new version; history keeps the old one.")
+async def revise_fact(
+    id: str,
+    ctx: Context[Any, Any],
+    statement: str | None = None,
+    subject: str | None = None,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
+) -> CallToolResult:
+    rt, here = await session(ctx)
+    _, new = await rt.call(
+        memory.revise_fact,
+        here,
+        id,
+        statement=statement,
+        subject=subject,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+    return result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
+
+
+@tool("Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.")
+async def forget(id: str, reason: str, ctx: Context[Any, Any]) -> CallToolResult:
+    rt, here = await session(ctx)
+    gone = await rt.call(memory.forget, here, id, reason)
+    return result(f"Forgot {gone.id}.", {"id": gone.id})

@@ -1,0 +1,79 @@
+"""Retrieval: search_notes, link_notes, mark_irrelevant (lore.service.search)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from lore.core import ids
+from lore.core.ranking import Hit
+from lore.core.validate import RELATIONS
+from lore.mcp.context import result, session, tool
+from lore.service import search
+
+
+def _line(hit: Hit) -> str:
+    title = f"{hit.title} — " if hit.title else ""
+    why = f"linked: {hit.via}" if hit.via else hit.why
+    return f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {why})"
+
+
+@tool(
+    "Search notes by meaning and keywords; only relevant matches, with linked notes. "
+    "kinds/tags: filters; limit: 1-20."
+)
+async def search_notes(
+    query: str,
+    ctx: Context[Any, Any],
+    kinds: list[str] | None = None,
+    tags: list[str] | None = None,
+    limit: int = 5,
+) -> CallToolResult:
+    rt, here = await session(ctx)
+    hits = await search.search_notes(
+        rt, here.readable, query, session_space=here.space, kinds=kinds, tags=tags, limit=limit
+    )
+    if not hits:
+        return result(f"No notes match {query.strip()!r}.", {"results": []})
+    results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
+    return result("\n".join(_line(h) for h in hits), {"results": results})
+
+
+async def _link_notes(**args: Any) -> CallToolResult:
+    rt, here = await session(args["ctx"])
+    edge = await rt.call(search.link_notes, here, args["from"], args["relation"], args["to"])
+    said = "Linked" if edge.created else "Already linked"
+    return result(f"{said}: {edge.describe()}.", {"edge": edge.describe(), "created": edge.created})
+
+
+# `from` is a Python keyword: the tool declares it through an alias (what the schema shows).
+_LINK_SIGNATURE = inspect.Signature(
+    [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind)
+        for name, kind in (
+            ("from_", Annotated[str, Field(alias="from", description="note id, e.g. n_3")]),
+            ("relation", Annotated[str, Field(description="|".join(RELATIONS))]),
+            ("to", Annotated[str, Field(description="note id")]),
+            ("ctx", Context[Any, Any]),
+        )
+    ],
+    return_annotation=CallToolResult,
+)
+_link_notes.__signature__ = _LINK_SIGNATURE  # type: ignore[attr-defined]
+_link_notes.__annotations__ = {p.name: p.annotation for p in _LINK_SIGNATURE.parameters.values()}
+_link_notes.__name__ = "link_notes"
+link_notes = tool("Link two notes of this project: from -relation-> to.")(_link_notes)
+
+
+@tool("Say a note does not answer a query: searches close to that query skip it from now on.")
+async def mark_irrelevant(note_id: str, query: str, ctx: Context[Any, Any]) -> CallToolResult:
+    rt, here = await session(ctx)
+    lineage, q = await search.mark_irrelevant(rt, here, note_id, query)
+    return result(
+        f"Noted: n_{lineage} will be left out of searches like {q!r} (other searches still find it).",
+        {"id": ids.note(lineage), "query": q},
+    )

@@ -1,0 +1,69 @@
+"""Data in and out: export and import (JSON Lines, lossless, whole database or one space), markdown
+and agents' instruction files as notes, and purge (a person erasing an item for good)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from lore.core.session import SessionContext
+from lore.service import retrieval
+from lore.service.runtime import Runtime
+from lore.store import instructions, markdown, purge, transfer
+
+
+def export(rt: Runtime, space: str | None = None) -> Iterator[str]:
+    """The export's lines, streamed from one connection (held while they are read)."""
+    with rt.connection() as conn, conn.transaction():  # one snapshot, read through a server-side cursor
+        yield from transfer.export(conn, space)
+
+
+def load(rt: Runtime, handle: TextIO) -> transfer.Report:
+    """Import an export read from `handle` (what is there already is kept; nothing doubles)."""
+    return rt.transact(lambda c: transfer.load(c, transfer.lines_of(handle)))
+
+
+def import_markdown(
+    rt: Runtime, session: SessionContext, path: Path, *, allow_secret: bool = False
+) -> tuple[markdown.Files, markdown.Outcome]:
+    """Every markdown file at `path`, one note per section, into the session's space."""
+    collected = markdown.files_in(path)
+    root = Path(session.signal.path)
+    found: list[markdown.Section] = []
+    for file in collected.files:
+        found.extend(markdown.sections(markdown.read(file), markdown.file_key(file, root)))
+    outcome = rt.transact(lambda c: markdown.apply(c, session.origin, found, allow_secret=allow_secret))
+    retrieval.poke(rt)
+    return collected, outcome
+
+
+def import_instructions(
+    rt: Runtime, session: SessionContext, folder: Path | None, *, allow_secret: bool = False
+) -> tuple[instructions.Found, instructions.Imported]:
+    """The agents' instruction files (CLAUDE.md, AGENTS.md, ...) under `folder` (default: the
+    workspace's root), one note per section; sections no longer in those files are forgotten."""
+    root = Path(session.root)
+    where = folder if folder is not None else root
+    found = instructions.find(where, root)
+    key = markdown.file_key(where, root)
+    scope = "" if key == "." else key
+    done = rt.transact(
+        lambda c: instructions.apply(c, session.origin, found, scope, allow_secret=allow_secret)
+    )
+    retrieval.poke(rt)
+    return found, done
+
+
+def purge_plan(rt: Runtime, item: str) -> purge.Plan:
+    """What purging `item` would erase (nothing is changed)."""
+    purge.parse_id(item)
+    return rt.transact(lambda c: purge.plan(c, item))
+
+
+def purge_item(rt: Runtime, item: str, by: str, *, full: bool = False) -> purge.Plan:
+    """Erase every version of `item` and what points at it, keep an id-only audit row, and vacuum
+    the tables (FULL: rewrite them) so the text leaves the files too."""
+    done = rt.transact(lambda c: purge.purge(c, item, by))
+    rt.transact(lambda c: purge.vacuum(c, item, full=full))
+    return done

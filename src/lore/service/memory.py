@@ -1,0 +1,239 @@
+"""Facts and notes, one function per thing a caller does: remember, recall, look at the history,
+revise, forget. The MCP tools, `/api`, the web UI and the `lore facts|notes` commands all call these,
+with the raw values they were given: each limit and rule is checked here (lore.core.validate,
+lore.core.timeline), once, and the store (lore.store.facts, lore.store.notes) owns the rest (secret
+refusal, the revise no-op, the forget audit row)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+
+from lore.core import render, validate
+from lore.core.errors import NotFound
+from lore.core.rows import Fact, Note
+from lore.core.session import SessionContext, Who
+from lore.core.timeline import When, parse_time
+from lore.service import retrieval
+from lore.service.runtime import Runtime
+from lore.store import facts, notes
+
+# The most facts one recall returns (MCP, the CLI, /api and the web UI alike); the count says how
+# many more there are.
+RECALL_LIMIT = render.RECALL_MAX_FACTS
+
+
+def remember_fact(
+    rt: Runtime,
+    who: Who,
+    statement: object,
+    *,
+    subject: object = None,
+    valid_from: object = None,
+    valid_to: object = None,
+    allow_secret: bool = False,
+) -> Fact:
+    text = validate.statement(statement)
+    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+    start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+    return rt.transact(
+        lambda c: facts.remember(
+            c, who.origin, text, subject=about, valid_from=start, valid_to=end, allow_secret=allow_secret
+        )
+    )
+
+
+def remember_note(
+    rt: Runtime,
+    who: Who,
+    body: object,
+    *,
+    kind: object = "note",
+    title: object = None,
+    tags: Sequence[object] | None = None,
+    allow_secret: bool = False,
+) -> Note:
+    """Stored at once; embedded in the background (never waited for)."""
+    text, k = validate.body(body), validate.kind(kind)
+    head = validate.optional(title, "title", validate.MAX_TITLE)
+    labels = validate.tags(tags)
+    note = rt.transact(
+        lambda c: notes.remember(
+            c, who.origin, text, kind=k, title=head, tags=labels, allow_secret=allow_secret
+        )
+    )
+    retrieval.poke(rt)
+    return note
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """Facts in render order (at most RECALL_LIMIT) and how many there are in all."""
+
+    facts: list[Fact]
+    total: int
+    space: str
+    workspace_name: str | None
+    header: str | None  # what was asked for ("about acme-api, as believed at …"), or None
+
+    def text(self, max_chars: int) -> str:
+        """The text an agent reads (the cut line first, inside the budget)."""
+        return self.rendered(max_chars).text
+
+    def rendered(self, max_chars: int) -> render.Rendered:
+        return render.recall(
+            self.facts,
+            space=self.space,
+            workspace_name=self.workspace_name,
+            max_chars=max_chars,
+            total=self.total,
+            header=self.header,
+        )
+
+
+def recall(
+    rt: Runtime,
+    session: SessionContext,
+    *,
+    subject: object = None,
+    as_of: object = None,
+    valid_at: object = None,
+) -> Recalled:
+    """The session's facts (its space and what it reads), those about its workspace first."""
+    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+    when = When(parse_time(as_of, "as_of"), parse_time(valid_at, "valid_at"))
+    rows, total = rt.transact(
+        lambda c: facts.page(
+            c,
+            session.readable,
+            when,
+            subject=about,
+            prefer_subject=session.workspace_name,
+            limit=RECALL_LIMIT,
+        )
+    )
+    return Recalled(rows, total, session.space, session.workspace_name, _header(about, when))
+
+
+@dataclass(frozen=True)
+class SpaceFacts:
+    """One space's current facts (the web UI's Facts page), each with every version."""
+
+    facts: list[Fact]
+    total: int
+    history: dict[int, list[Fact]]
+
+
+def space_facts(rt: Runtime, space: str) -> SpaceFacts:
+    def load(conn: psycopg.Connection) -> SpaceFacts:
+        rows, total = facts.page(conn, [space], limit=RECALL_LIMIT)
+        versions = facts.histories(conn, [space], [f.lineage for f in rows])
+        return SpaceFacts(rows, total, versions)
+
+    return rt.transact(load)
+
+
+def fact_history(rt: Runtime, readable: Sequence[str], fact_id: object) -> list[Fact]:
+    """Every version of one fact, oldest first; NotFound when no readable space has it."""
+    _, lineage = validate.item_id(fact_id, expect="f")
+    versions = rt.transact(lambda c: facts.history(c, readable, lineage))
+    if not versions:
+        raise NotFound(
+            f"No fact f_{lineage} in this workspace's spaces.", "Check the id (recall_facts lists them)."
+        )
+    return versions
+
+
+def revise_fact(
+    rt: Runtime,
+    who: Who,
+    fact_id: object,
+    *,
+    statement: object = None,
+    subject: object = None,
+    valid_from: object = None,
+    valid_to: object = None,
+    allow_secret: bool = False,
+) -> tuple[Fact, Fact]:
+    """A new version of the fact; what is not given stays. Returns (old, new)."""
+    _, lineage = validate.item_id(fact_id, expect="f")
+    text = validate.statement(statement) if statement is not None else None
+    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+    start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+    return rt.transact(
+        lambda c: facts.revise(
+            c,
+            who.origin,
+            who.readable,
+            lineage,
+            statement=text,
+            subject=about,
+            valid_from=start,
+            valid_to=end,
+            allow_secret=allow_secret,
+        )
+    )
+
+
+def forget(rt: Runtime, who: Who, item_id: object, reason: object) -> Fact | Note:
+    """Forget a fact or a note (its belief closed, an audit row written; the rows stay)."""
+    prefix, lineage = validate.item_id(item_id)
+    why = validate.text(reason, "reason", max_chars=validate.MAX_REASON)
+    assert why is not None
+    if prefix == "f":
+        return rt.transact(lambda c: facts.forget(c, who.origin, who.readable, lineage, why))
+    return rt.transact(lambda c: notes.forget(c, who.origin, who.readable, lineage, why))
+
+
+def note(rt: Runtime, readable: Sequence[str], note_id: object) -> Note:
+    _, lineage = validate.item_id(note_id, expect="n")
+    return rt.transact(lambda c: notes.get(c, readable, lineage))
+
+
+def current_notes(rt: Runtime, readable: Sequence[str], lineages: Sequence[int]) -> dict[int, Note]:
+    """The current versions of several notes (those `readable` can see), by lineage."""
+    return rt.transact(lambda c: notes.current(c, readable, lineages))
+
+
+def recent_notes(
+    rt: Runtime, readable: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 100
+) -> list[Note]:
+    """Current notes, newest first (the web UI's list before any search)."""
+    return rt.transact(lambda c: notes.recent(c, readable, kinds=kinds, limit=limit))
+
+
+def revise_note(
+    rt: Runtime,
+    who: Who,
+    note_id: object,
+    *,
+    body: object,
+    kind: object,
+    title: object = None,
+    tags: Sequence[object] | None = None,
+) -> tuple[Note, Note]:
+    """A new version of the note (embedded later, like a new note). Returns (old, new)."""
+    _, lineage = validate.item_id(note_id, expect="n")
+    text, k = validate.body(body), validate.kind(kind)
+    head = validate.optional(title, "title", validate.MAX_TITLE)
+    labels = validate.tags(tags)
+    changed = rt.transact(
+        lambda c: notes.revise(
+            c, who.origin, who.readable, lineage, body=text, kind=k, title=head, tags=labels
+        )
+    )
+    retrieval.poke(rt)
+    return changed
+
+
+def _header(subject: str | None, when: When) -> str | None:
+    parts = []
+    if subject:
+        parts.append(f"about {subject}")
+    if when.as_of:
+        parts.append(f"as believed at {when.as_of.isoformat()}")
+    if when.valid_at:
+        parts.append(f"true at {when.valid_at.isoformat()}")
+    return ", ".join(parts) or None

@@ -1,0 +1,152 @@
+"""Searching notes and shaping what search finds: `search_notes` (and the web UI's search), linking
+two notes, marking a note irrelevant to a query, re-embedding in bulk.
+
+A search runs both halves at once: the query's embedding is made under a deadline while the keyword
+half runs in PostgreSQL, the vector half as soon as the vector is there (two pooled connections at
+most, each briefly), then fusion and the similarity floor (lore.store.search). An embedder that is
+down turns a search into a keyword search, never into an error or a wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import psycopg
+
+from lore.core import ranking, validate
+from lore.core.ranking import Hit
+from lore.core.rows import Note
+from lore.core.session import Who
+from lore.embeddings.runner import Runner
+from lore.service.retrieval import query_vector, retrieval
+from lore.service.runtime import Runtime, first_error
+from lore.store import embed_worker, graph, notes, search
+
+MAX_QUERY = 1_000
+MAX_RESULTS = 20
+
+
+async def search_notes(
+    rt: Runtime,
+    readable: Sequence[str],
+    query: object,
+    *,
+    session_space: str,
+    kinds: Sequence[object] | None = None,
+    tags: Sequence[object] | None = None,
+    limit: object = 5,
+) -> list[Hit]:
+    """Notes of `readable` spaces matching `query`, best first, at most `limit` (1-20)."""
+    q = validate.text(query, "query", max_chars=MAX_QUERY)
+    assert q is not None
+    ks = [validate.search_kind(k) for k in kinds] if kinds else None
+    labels = validate.tags(tags) or None
+    count = validate.limit(limit, "limit", 1, MAX_RESULTS)
+    return await _find(rt, readable, q, session_space=session_space, kinds=ks, tags=labels, limit=count)
+
+
+async def _find(
+    rt: Runtime,
+    readable: Sequence[str],
+    query: str,
+    *,
+    session_space: str,
+    kinds: list[str] | None = None,
+    tags: list[str] | None = None,
+    limit: int = 5,
+) -> list[Hit]:
+    """Notes of `readable` spaces matching `query` (checked), best first."""
+    runner = retrieval(rt).runner
+    spaces = list(readable)
+
+    async def vector_half() -> tuple[list[float] | None, str | None, list[ranking.Candidate]]:
+        vector, model = await query_vector(rt, query)
+        if vector is None or model is None:
+            return None, None, []
+        nearest = await rt.run(
+            lambda c: search.vector_candidates(c, spaces, vector, model=model, kinds=kinds, tags=tags)
+        )
+        return vector, model, nearest
+
+    halves: dict[str, Any] = {}
+    try:
+        async with anyio.create_task_group() as tasks:
+
+            async def run_vector_half() -> None:
+                halves["vector"] = await vector_half()
+
+            tasks.start_soon(run_vector_half)
+            halves["keyword"] = await rt.run(
+                lambda c: search.keyword_part(c, spaces, query, model=runner.model, kinds=kinds, tags=tags)
+            )
+    except BaseExceptionGroup as group:
+        raise first_error(group) from None
+    part: search.KeywordPart = halves["keyword"]
+    vector, model, nearest = halves["vector"]
+    floor = runner.min_similarity()
+    return await rt.run(
+        lambda c: search.search(
+            c,
+            spaces,
+            query,
+            session_space=session_space,
+            vector=vector,
+            model=model,
+            min_similarity=floor,
+            kinds=kinds,
+            tags=tags,
+            limit=limit,
+            keyword=part,
+            nearest=nearest,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A note's links (both directions), the notes at their other ends, and its versions."""
+
+    edges: list[graph.Edge]
+    neighbours: dict[int, Note]
+    versions: list[Note]
+
+
+def neighbourhood(rt: Runtime, readable: Sequence[str], note: Note) -> Neighbourhood:
+    def load(conn: psycopg.Connection) -> Neighbourhood:
+        edges = graph.edges_of(conn, [note.space], note.lineage)
+        others = sorted({e.to_note if e.from_note == note.lineage else e.from_note for e in edges})
+        return Neighbourhood(
+            edges, notes.current(conn, readable, others), notes.history(conn, readable, note.lineage)
+        )
+
+    return rt.transact(load)
+
+
+def link_notes(rt: Runtime, who: Who, from_id: object, relation: object, to_id: object) -> graph.Edge:
+    """Link two notes of the caller's space: from -relation-> to (again: a no-op that says so)."""
+    _, source = validate.item_id(from_id, expect="n")
+    _, target = validate.item_id(to_id, expect="n")
+    rel = graph.relation(relation)
+    return rt.transact(lambda c: graph.link(c, who.origin, who.readable, source, rel, target))
+
+
+async def mark_irrelevant(rt: Runtime, who: Who, note_id: object, query: object) -> tuple[int, str]:
+    """Searches close to `query` leave the note out from now on. Returns (note lineage, query)."""
+    _, lineage = validate.item_id(note_id, expect="n")
+    q = validate.text(query, "query", max_chars=MAX_QUERY)
+    assert q is not None
+    vector, model = await query_vector(rt, q)
+    await rt.run(
+        lambda c: search.mark_irrelevant(c, who.origin, who.readable, lineage, q, vector=vector, model=model)
+    )
+    return lineage, q
+
+
+def reindex(
+    rt: Runtime, runner: Runner, *, everything: bool, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all)."""
+    return rt.transact(lambda c: embed_worker.reindex(c, runner, everything=everything, progress=progress))
