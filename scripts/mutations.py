@@ -65,6 +65,69 @@ SIGNIN_TESTS = (
 )
 
 MUTATIONS: tuple[Mutation, ...] = (
+    # --- the rules of the core that every entry point relies on
+    Mutation(
+        "secret-refusal-off",
+        "a write that looks like a credential is refused (facts, notes, tasks, messages)",
+        "src/lore/core/secrets.py",
+        (("    hits = findings(fields)\n    if not hits:\n", "    hits = findings(fields)\n    if True:\n"),),
+        ("tests/reliability/test_secret_writes.py",),
+    ),
+    Mutation(
+        "reads-from-both-ways",
+        "reads_from is one-way: a space that is read does not read its reader",
+        "src/lore/core/config.py",
+        (
+            (
+                "        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()))))\n",
+                "        readers = tuple(s.id for s in self.spaces if id in s.reads_from)\n"
+                "        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()), *readers)))\n",
+            ),
+        ),
+        ("tests/unit/test_config.py", "tests/tools/test_mcp_stdio.py"),
+    ),
+    Mutation(
+        "read-isolation-any-space",
+        "facts are read from the session's readable spaces only (space = ANY(readable))",
+        "src/lore/db/migrations/0006_shared_predicates.sql",
+        (("    WHERE f.space = ANY(spaces)\n", "    WHERE (f.space = ANY(spaces) OR true)\n"),),
+        ("tests/integration/test_shared_predicates.py", "tests/http/test_isolation.py"),
+    ),
+    Mutation(
+        "bitemporal-ignores-belief",
+        "a superseded version is not current belief (the shared predicate's belief-time test)",
+        "src/lore/db/migrations/0006_shared_predicates.sql",
+        (
+            (
+                "      AND (f.superseded_at IS NULL OR (as_of IS NOT NULL AND f.superseded_at > as_of))\n",
+                "      AND (f.superseded_at IS NULL OR as_of IS NULL OR f.superseded_at > as_of)\n",
+            ),
+        ),
+        ("tests/integration/test_facts_sql.py", "tests/integration/test_shared_predicates.py"),
+    ),
+    Mutation(
+        "budget-unclamped",
+        "the session-start budget is clamped for Claude Code (at most 9,500 of its 10,000)",
+        "src/lore/core/render.py",
+        (("        value = min(value, CLAUDE_CODE_MAX_CHARS)\n", "        value = value\n"),),
+        (
+            "tests/unit/test_render.py",
+            "tests/integration/test_hook.py::test_budget_is_clamped_for_claude_code",
+        ),
+    ),
+    Mutation(
+        "revise-no-op-accepted",
+        "a revision that changes nothing is refused (no new version)",
+        "src/lore/store/facts.py",
+        (
+            (
+                '            raise InvalidInput(f"Nothing to change: {old.id} already says exactly that."'
+                ", _SAME_HINT)\n",
+                "            pass\n",
+            ),
+        ),
+        ("tests/integration/test_revise_rules.py",),
+    ),
     # --- which space: a tie is an error, never a guess
     Mutation(
         "pool-dead-connection",

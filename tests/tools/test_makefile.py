@@ -39,3 +39,14 @@ def test_make_test_installs_the_dev_extras_and_runs_the_readme_command() -> None
     assert '"$bin/python" -m pytest -n "$workers"' in script
     assert "make --no-print-directory lint typecheck" in script
     assert "LORE_TEST_POSTGRES=16" in script and 'exit "$status"' in script
+
+
+def test_make_quick_runs_the_core_tests_only() -> None:
+    """`make quick` (between edits): the unit, integration and work tests; no agent CLI, no browser."""
+    steps = _steps("quick")
+    runner = [s for s in steps if " -m pytest " in s]
+    assert len(runner) == 1, steps
+    args = runner[0].split()
+    assert {"tests/unit", "tests/integration", "tests/work"} <= set(args)
+    assert not [a for a in args if a.startswith(("tests/agents", "tests/e2e", "tests/web", "tests/http"))]
+    assert "--ignore=tests/integration/test_embedded_security.py" in args

@@ -27,24 +27,21 @@ def _short(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
-def parse_message_id(value: object, field: str = "reply_to") -> int:
-    found = ids.match(value, ids.MESSAGE)
+def _parse_id(value: object, prefix: str, what: str, hint: str) -> int:
+    found = ids.match(value, prefix)
     if found is None:
-        raise InvalidInput(
-            f"{field} must be a message id like m_12, got {_short(value)}.",
-            "Use an id shown by read_messages (or returned by send_message).",
-        )
+        raise InvalidInput(f"{what}, got {_short(value)}.", hint)
     return found[1]
+
+
+def parse_message_id(value: object, field: str = "reply_to") -> int:
+    hint = "Use an id shown by read_messages (or returned by send_message)."
+    return _parse_id(value, ids.MESSAGE, f"{field} must be a message id like m_12", hint)
 
 
 def parse_task_id(value: object) -> int:
-    found = ids.match(value, ids.NOTE)
-    if found is None:
-        raise InvalidInput(
-            f"id must be a task id like n_12, got {_short(value)}.",
-            "Use an id from file_task or read_messages' task list.",
-        )
-    return found[1]
+    hint = "Use an id from file_task or read_messages' task list."
+    return _parse_id(value, ids.NOTE, "id must be a task id like n_12", hint)
 
 
 def parse_status(value: object) -> str:

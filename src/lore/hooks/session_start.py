@@ -56,15 +56,30 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     wanted = session_start.request(session, config, client_name)
     snap = snapshot.read(url, wanted, timeout=max(0.05, remaining - 0.05))
     out = session_start.compose(snap, session, config, client_name)
-    elapsed = int((time.monotonic() - started) * 1000)
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
+    where = f"space {session.space} ({session.resolved.rule})"
+    return _injected(adapter, client_name, env, started, where, out.text, out.shown, out.omitted, handoff)
+
+
+def _injected(
+    adapter: clients.ClientHook,
+    client_name: str,
+    env: Mapping[str, str],
+    started: float,
+    where: str,
+    text: str,
+    shown: int,
+    omitted: int,
+    extra: str = "",
+) -> str:
+    """What the hook prints (the client's shape around `text`), with its line in the hook log."""
+    elapsed = int((time.monotonic() - started) * 1000)
     detail = (
-        f"space {session.space} ({session.resolved.rule}): "
-        f"{render.counted(out.shown, 'fact')} shown, {out.omitted} cut"
-        f"{handoff}, {render.size(out.text)} chars, {elapsed} ms"
+        f"{where}: {render.counted(shown, 'fact')} shown, {omitted} cut"
+        f"{extra}, {render.size(text)} chars, {elapsed} ms"
     )
     log.append(client_name, "session-start", True, detail, env)
-    return adapter.shape(out.text) if out.text else ""
+    return adapter.shape(text) if text else ""
 
 
 def _run_remote(
@@ -84,14 +99,8 @@ def _run_remote(
         )
     except RemoteError as exc:
         raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
-    elapsed = int((time.monotonic() - started) * 1000)
-    detail = (
-        f"space {got.space} (from {redact(env['LORE_URL'].strip())}): "
-        f"{render.counted(got.shown, 'fact')} shown, "
-        f"{got.omitted} cut, {render.size(got.text)} chars, {elapsed} ms"
-    )
-    log.append(client_name, "session-start", True, detail, env)
-    return adapter.shape(got.text) if got.text else ""
+    where = f"space {got.space} (from {redact(env['LORE_URL'].strip())})"
+    return _injected(adapter, client_name, env, started, where, got.text, got.shown, got.omitted)
 
 
 def _start_database_in_background() -> None:

@@ -36,6 +36,7 @@ from lore.service.runtime import Runtime
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)
+TTL = accounts.Lifetimes(ACCESS_TTL, REFRESH_TTL)
 REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
 SIGN_IN_PATH = "/oauth/sign-in"
@@ -141,8 +142,7 @@ class OAuthProvider:
                 authorization_code.code,
                 str(client.client_id),
                 authorization_code.grant_id,
-                ACCESS_TTL,
-                REFRESH_TTL,
+                TTL,
             )
         except accounts.GrantEnded as exc:
             raise TokenError("invalid_grant", exc.message) from None
@@ -179,8 +179,7 @@ class OAuthProvider:
                 user,
                 str(client.client_id),
                 grant,
-                ACCESS_TTL,
-                REFRESH_TTL,
+                TTL,
             )
         except accounts.GrantEnded as exc:
             raise TokenError("invalid_grant", exc.message) from None

@@ -6,7 +6,7 @@ row is one transaction here."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -151,48 +151,49 @@ def load_code(rt: Runtime, code: str, client_id: str) -> tuple[str, int, dict[st
     return rt.transact(lambda c: oauth_store.load_code(c, code, client_id))
 
 
-def exchange_code(
-    rt: Runtime, code: str, client_id: str, grant_id: int, access_ttl: timedelta, refresh_ttl: timedelta
-) -> Issued:
+@dataclass(frozen=True)
+class Lifetimes:
+    access: timedelta
+    refresh: timedelta
+
+
+def exchange_code(rt: Runtime, code: str, client_id: str, grant_id: int, ttl: Lifetimes) -> Issued:
     """A code spent (once) for a refresh token and an access token under it."""
 
-    def exchange(conn: psycopg.Connection) -> Issued:
-        with conn.transaction():
-            user = oauth_store.take_code(conn, code)
-            if user is None:
-                raise GrantEnded("authorization code already used")
-            return _tokens(conn, user, client_id, grant_id, access_ttl, refresh_ttl)
+    def spend(conn: psycopg.Connection) -> str:
+        user = oauth_store.take_code(conn, code)
+        if user is None:
+            raise GrantEnded("authorization code already used")
+        return user
 
-    return rt.transact(exchange)
+    return _issue(rt, spend, client_id, grant_id, ttl)
 
 
 def rotate_refresh(
-    rt: Runtime,
-    refresh_id: int,
-    user: str,
-    client_id: str,
-    grant_id: int,
-    access_ttl: timedelta,
-    refresh_ttl: timedelta,
+    rt: Runtime, refresh_id: int, user: str, client_id: str, grant_id: int, ttl: Lifetimes
 ) -> Issued:
     """Rotation: the old refresh token (and its access tokens) revoked, a new pair issued."""
 
-    def rotate(conn: psycopg.Connection) -> Issued:
-        with conn.transaction():
-            auth.revoke(conn, refresh_id)
-            return _tokens(conn, user, client_id, grant_id, access_ttl, refresh_ttl)
+    def spend(conn: psycopg.Connection) -> str:
+        auth.revoke(conn, refresh_id)
+        return user
 
-    return rt.transact(rotate)
+    return _issue(rt, spend, client_id, grant_id, ttl)
 
 
-def _tokens(
-    conn: psycopg.Connection,
-    user: str,
-    client_id: str,
-    grant_id: int,
-    access_ttl: timedelta,
-    refresh_ttl: timedelta,
+def _issue(
+    rt: Runtime, spend: Callable[[psycopg.Connection], str], client_id: str, grant_id: int, ttl: Lifetimes
 ) -> Issued:
+    """`spend` (a code or a refresh token; it names the user) and the new pair, in one transaction."""
+
+    def issue(conn: psycopg.Connection) -> Issued:
+        with conn.transaction():
+            return _tokens(conn, spend(conn), client_id, grant_id, ttl)
+
+    return rt.transact(issue)
+
+
+def _tokens(conn: psycopg.Connection, user: str, client_id: str, grant_id: int, ttl: Lifetimes) -> Issued:
     """A refresh token under the grant and an access token under it; none past the grant's life."""
     live, limit = auth.grant_expiry(conn, grant_id)
     if not live:
@@ -203,10 +204,10 @@ def _tokens(
         return min(now + ttl, limit) if limit is not None else now + ttl
 
     refresh, refresh_secret = auth.create(
-        conn, user, kind="refresh", client_id=client_id, parent_id=grant_id, expires_at=cap(refresh_ttl)
+        conn, user, kind="refresh", client_id=client_id, parent_id=grant_id, expires_at=cap(ttl.refresh)
     )
     access, access_secret = auth.create(
-        conn, user, kind="access", client_id=client_id, parent_id=refresh.id, expires_at=cap(access_ttl)
+        conn, user, kind="access", client_id=client_id, parent_id=refresh.id, expires_at=cap(ttl.access)
     )
     assert access.expires_at is not None
     return Issued(access_secret, refresh_secret, max(1, int((access.expires_at - now).total_seconds())))

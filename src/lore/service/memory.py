@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import psycopg
 
@@ -36,8 +37,7 @@ def remember_fact(
     allow_secret: bool = False,
 ) -> Fact:
     text = validate.statement(statement)
-    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-    start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+    about, start, end = _fact_fields(subject, valid_from, valid_to)
     return rt.transact(
         lambda c: facts.remember(
             c, who.origin, text, subject=about, valid_from=start, valid_to=end, allow_secret=allow_secret
@@ -160,8 +160,7 @@ def revise_fact(
     """A new version of the fact; what is not given stays. Returns (old, new)."""
     _, lineage = validate.item_id(fact_id, expect="f")
     text = validate.statement(statement) if statement is not None else None
-    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-    start, end = parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+    about, start, end = _fact_fields(subject, valid_from, valid_to)
     return rt.transact(
         lambda c: facts.revise(
             c,
@@ -226,6 +225,14 @@ def revise_note(
     )
     retrieval.poke(rt)
     return changed
+
+
+def _fact_fields(
+    subject: object, valid_from: object, valid_to: object
+) -> tuple[str | None, datetime | None, datetime | None]:
+    """A fact's subject and valid times, checked (None where not given)."""
+    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
+    return about, parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
 
 
 def _header(subject: str | None, when: When) -> str | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -48,6 +48,7 @@ RESOLVE_TTL = 2.0
 # round trip; an older one is checked first (a database restart closes every connection).
 CHECK_AFTER = 5.0
 T = TypeVar("T")
+P = ParamSpec("P")
 MAX_NAMES_SEEN = 1000
 # The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
 WORKSPACE_HEADER = "x-lore-workspace"
@@ -209,7 +210,9 @@ class Runtime:
         """`transact(fn)` on a worker thread (the event loop never waits on the database)."""
         return await anyio.to_thread.run_sync(self.transact, fn)
 
-    async def call(self, use_case: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def call(
+        self, use_case: Callable[Concatenate[Runtime, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         """A use case of lore.service (a plain function taking this runtime first) on a worker
         thread: what the async adapters (MCP tools, /api, the web UI) do with each call."""
         return await anyio.to_thread.run_sync(lambda: use_case(self, *args, **kwargs))

@@ -29,6 +29,17 @@ MAX_QUERY = 1_000
 MAX_RESULTS = 20
 
 
+@dataclass(frozen=True)
+class Query:
+    """A search, checked: its text, the caller's space (its rejections apply), the filters."""
+
+    text: str
+    session_space: str
+    kinds: list[str] | None
+    tags: list[str] | None
+    limit: int
+
+
 async def search_notes(
     rt: Runtime,
     readable: Sequence[str],
@@ -42,32 +53,27 @@ async def search_notes(
     """Notes of `readable` spaces matching `query`, best first, at most `limit` (1-20)."""
     q = validate.text(query, "query", max_chars=MAX_QUERY)
     assert q is not None
-    ks = [validate.search_kind(k) for k in kinds] if kinds else None
-    labels = validate.tags(tags) or None
-    count = validate.limit(limit, "limit", 1, MAX_RESULTS)
-    return await _find(rt, readable, q, session_space=session_space, kinds=ks, tags=labels, limit=count)
+    checked = Query(
+        q,
+        session_space,
+        [validate.search_kind(k) for k in kinds] if kinds else None,
+        validate.tags(tags) or None,
+        validate.limit(limit, "limit", 1, MAX_RESULTS),
+    )
+    return await _find(rt, readable, checked)
 
 
-async def _find(
-    rt: Runtime,
-    readable: Sequence[str],
-    query: str,
-    *,
-    session_space: str,
-    kinds: list[str] | None = None,
-    tags: list[str] | None = None,
-    limit: int = 5,
-) -> list[Hit]:
-    """Notes of `readable` spaces matching `query` (checked), best first."""
+async def _find(rt: Runtime, readable: Sequence[str], q: Query) -> list[Hit]:
+    """Both halves at once, then fusion (lore.store.search.search)."""
     runner = retrieval(rt).runner
     spaces = list(readable)
 
     async def vector_half() -> tuple[list[float] | None, str | None, list[ranking.Candidate]]:
-        vector, model = await query_vector(rt, query)
+        vector, model = await query_vector(rt, q.text)
         if vector is None or model is None:
             return None, None, []
         nearest = await rt.run(
-            lambda c: search.vector_candidates(c, spaces, vector, model=model, kinds=kinds, tags=tags)
+            lambda c: search.vector_candidates(c, spaces, vector, model=model, kinds=q.kinds, tags=q.tags)
         )
         return vector, model, nearest
 
@@ -80,7 +86,9 @@ async def _find(
 
             tasks.start_soon(run_vector_half)
             halves["keyword"] = await rt.run(
-                lambda c: search.keyword_part(c, spaces, query, model=runner.model, kinds=kinds, tags=tags)
+                lambda c: search.keyword_part(
+                    c, spaces, q.text, model=runner.model, kinds=q.kinds, tags=q.tags
+                )
             )
     except BaseExceptionGroup as group:
         raise first_error(group) from None
@@ -91,14 +99,14 @@ async def _find(
         lambda c: search.search(
             c,
             spaces,
-            query,
-            session_space=session_space,
+            q.text,
+            session_space=q.session_space,
             vector=vector,
             model=model,
             min_similarity=floor,
-            kinds=kinds,
-            tags=tags,
-            limit=limit,
+            kinds=q.kinds,
+            tags=q.tags,
+            limit=q.limit,
             keyword=part,
             nearest=nearest,
         )

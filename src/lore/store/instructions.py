@@ -55,7 +55,6 @@ MAX_DEPTH = 8
 MAX_FILES = 200
 TAG = "instructions"
 # Session start: at most this many sections listed, each line at most LINE_CHARS.
-SESSION_MAX = 8  # the hook reads as many (lore.hooks.store.SESSION_INSTRUCTIONS)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(\n|\Z)", re.S)
 
 
