@@ -80,7 +80,7 @@ def test_import_records_every_instruction_file_with_its_provenance(
     root, env = project
     done = _lore(env, root / "services", "import-instructions")  # from a subfolder: the whole project
     assert done.returncode == 0, done.stderr
-    assert "Imported 5 instruction files into space work: 6 new notes" in done.stdout, done.stdout
+    assert f"Imported 5 instruction files of {root} into space work: 6 new notes" in done.stdout, done.stdout
     assert "services/pay/CLAUDE.md: a symbolic link (to /etc/passwd)" in done.stdout
     rows = conn.execute(
         "SELECT m.file, m.section, m.family, m.first_line, m.last_line, n.space, n.title, n.tags "
@@ -119,8 +119,10 @@ def test_reimport_is_idempotent_revises_and_forgets(
     ).fetchone()
     assert current == ("make test runs everything; make lint and make typecheck first.",)  # same n_ id
     reasons: dict[int, str] = dict(conn.execute("SELECT lineage, reason FROM forget_log").fetchall())
-    assert "section 'Style' of CLAUDE.md: the file no longer has it" in reasons[ids["Style"]]
-    assert "services/billing/AGENTS.md: the file is gone" in reasons[ids["Billing"]]
+    assert "section 'Style' of CLAUDE.md in " in reasons[ids["Style"]]
+    assert reasons[ids["Style"]].endswith("the file no longer has it")
+    assert "services/billing/AGENTS.md in " in reasons[ids["Billing"]]
+    assert reasons[ids["Billing"]].endswith("the file is gone")
     assert conn.execute("SELECT count(*) FROM markdown_sections").fetchone() == (4,)
     # The section comes back as a new note when it is written again.
     (root / "CLAUDE.md").write_text(CLAUDE)
@@ -146,7 +148,7 @@ def test_session_start_lists_what_the_client_does_not_load_itself(
     assert _lore(env, root, "import-instructions").returncode == 0
     gemini = _start(env, root, "gemini")
     assert "Instruction files here that other agents load" in gemini
-    assert "- CLAUDE.md:5 Commands: make test runs everything; make lint first. [n_" in gemini
+    assert "- acme-api/CLAUDE.md:5 Commands: make test runs everything; make lint first. [n_" in gemini
     assert "AGENTS.md:5 Layout" in gemini and ".cursor/rules/db.mdc:8 Database" in gemini
     assert "GEMINI.md" not in gemini and "release train" not in gemini  # Gemini loads it itself
 
@@ -174,3 +176,87 @@ def test_the_block_is_bounded_and_says_what_it_left_out(
     assert 1 <= len(listed) <= 8 and all(len(line) <= 160 for line in listed)
     assert sum(len(line) + 1 for line in block.splitlines()) <= 900 + 200
     assert f"({33 - len(listed)} more sections: search_notes)" in block, block  # 30 + 2 + 1 not loaded
+
+
+def _repo(parent: Path, name: str, claude: str) -> Path:
+    repo = parent / name
+    repo.mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text(claude)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
+
+
+def test_two_repositories_of_one_space_keep_their_own_instructions(
+    tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection
+) -> None:
+    """Trust round 3, item 4 (data loss): an import in repository B forgot every section imported from
+    repository A, and the two CLAUDE.md files revised each other's notes (the key was the file path
+    relative to the repository, in the whole space). Now a section's key has its repository."""
+    a = _repo(
+        tmp_path / "codes", "repo-a", "# A\n\n## Deploy\n\nA ships with make ship.\n\n## Style\n\nTabs.\n"
+    )
+    b = _repo(tmp_path / "codes", "repo-b", "# B\n\n## Deploy\n\nB deploys on Fridays.\n")
+    Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "work"\npaths = ["{tmp_path / "codes"}"]\n')
+    first = _lore(lore_env, a, "import-instructions")
+    assert first.returncode == 0 and "2 new notes" in first.stdout, first.stdout + first.stderr
+    second = _lore(lore_env, b, "import-instructions")
+    assert second.returncode == 0 and "1 new notes" in second.stdout and "forgotten" not in second.stdout
+    again = _lore(lore_env, a, "import-instructions")  # nothing of A changed by B's import
+    assert "0 new notes, 0 updated, 2 unchanged" in again.stdout, again.stdout
+    current = conn.execute(
+        "SELECT m.root, m.file, m.section, n.body FROM markdown_sections m "
+        "JOIN notes n ON n.lineage = m.lineage AND n.superseded_at IS NULL ORDER BY m.root, m.section"
+    ).fetchall()
+    assert [(r[0], r[2], r[3]) for r in current] == [
+        (str(a), "Deploy", "A ships with make ship."),
+        (str(a), "Style", "Tabs."),
+        (str(b), "Deploy", "B deploys on Fridays."),
+    ], current
+    assert conn.execute("SELECT count(*) FROM forget_log").fetchone() == (0,)
+    # each repository's session start shows its own rules only, with the repository in the provenance
+    in_a, in_b = _start(lore_env, a, "gemini"), _start(lore_env, b, "gemini")
+    assert "repo-a/CLAUDE.md:5 Deploy: A ships with make ship." in in_a and "Fridays" not in in_a, in_a
+    assert "repo-b/CLAUDE.md:5 Deploy: B deploys on Fridays." in in_b and "make ship" not in in_b, in_b
+
+
+def test_migration_13_keys_existing_sections_by_their_workspace_and_loses_none(
+    tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection
+) -> None:
+    """Sections imported before migration 0013 keep their notes: each row gets the workspace its note
+    was written from, and the next import in that repository adopts it (no new note, no forget)."""
+    repo = _repo(tmp_path, "acme", "# Acme\n\n## Deploy\n\nmake ship.\n")
+    Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "work"\npaths = ["{repo}"]\n')
+    conn.execute("DROP TABLE markdown_sections CASCADE")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
+    conn.execute(
+        "CREATE TABLE markdown_sections (space text NOT NULL, file text NOT NULL, section text NOT NULL, "
+        "lineage bigint NOT NULL, sha256 text NOT NULL, imported_at timestamptz NOT NULL DEFAULT now(), "
+        "first_line integer, last_line integer, family text, PRIMARY KEY (space, file, section))"
+    )
+    conn.execute("CREATE INDEX markdown_sections_instructions ON markdown_sections (space, file, first_line)")
+    conn.execute("DROP FUNCTION lore_instructions_at")
+    note = conn.execute(
+        "INSERT INTO notes (lineage, space, kind, title, body, tags, source, workspace) VALUES "
+        "(nextval('note_lineage_seq'), 'work', 'note', 'CLAUDE.md: Deploy', 'make ship.', '{instructions}', "
+        "'cli', %s) RETURNING lineage",
+        (str(repo / "src"),),  # imported from a folder inside the repository
+    ).fetchone()
+    assert note is not None
+    conn.execute(
+        "INSERT INTO markdown_sections (space, file, section, lineage, sha256, first_line, last_line, family) "
+        "VALUES ('work', 'CLAUDE.md', 'Deploy', %s, 'old', 3, 5, 'claude')",
+        (note[0],),
+    )
+    conn.commit()
+    from lore.db import migrate
+
+    assert migrate.upgrade(conn) == [v for v in range(13, migrate.latest_version() + 1)]
+    assert conn.execute("SELECT root, root_guessed FROM markdown_sections").fetchall() == [
+        (str(repo / "src"), True)
+    ]
+    assert "acme/CLAUDE.md:3" in _start(lore_env, repo, "gemini")  # shown in its repository meanwhile
+    done = _lore(lore_env, repo, "import-instructions")
+    assert "0 new notes" in done.stdout and "forgotten" not in done.stdout, done.stdout
+    assert conn.execute("SELECT root, root_guessed, lineage FROM markdown_sections").fetchall() == [
+        (str(repo), False, note[0])
+    ]

@@ -48,13 +48,15 @@ def test_every_client_names_families_that_exist() -> None:
 
 
 def _section(n: int, body: str = "make test runs everything", total: int = 3) -> InstructionSection:
-    return InstructionSection(n, "CLAUDE.md", f"Rule {n}", f"CLAUDE.md: Rule {n}", body, 2 * n + 1, total)
+    return InstructionSection(
+        n, "/home/u/acme-api", "CLAUDE.md", f"Rule {n}", f"CLAUDE.md: Rule {n}", body, 2 * n + 1, total
+    )
 
 
 def test_block_lines_and_what_it_left_out() -> None:
     lines = render.instruction_lines([_section(1), _section(2)], 900)
     assert lines[0].startswith("Instruction files here that other agents load")
-    assert lines[1] == "- CLAUDE.md:3 Rule 1: make test runs everything [n_1]"
+    assert lines[1] == "- acme-api/CLAUDE.md:3 Rule 1: make test runs everything [n_1]"
     assert lines[-1] == "  (1 more sections: search_notes)"  # total 3, two read
     long = render.instruction_lines([_section(1, "word " * 100, total=1)], 900)
     assert len(long[1]) <= render.INSTRUCTION_LINE_CHARS and long[1].endswith("… [n_1]")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import PurePath
 
 from lore.core.rows import Fact, Handoff, InstructionSection
 
@@ -223,7 +224,10 @@ def instruction_lines(sections: Sequence[InstructionSection], max_chars: int) ->
     lines = [head]
     used = size(head)
     for index, s in enumerate(sections):
-        where = f"{s.file}:{s.first_line}" if s.first_line else s.file
+        path = (
+            f"{PurePath(s.root).name}/{s.file}" if PurePath(s.root).name else s.file
+        )  # provenance: the repo too
+        where = f"{path}:{s.first_line}" if s.first_line else path
         heading = s.section if s.section not in ("(top)", "") else ""
         text = _FENCE_TAG.sub(r"‹\1\2", " ".join(s.body.split()))
         line = f"- {where}" + (f" {heading}" if heading else "") + f": {text}"

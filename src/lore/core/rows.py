@@ -143,10 +143,11 @@ def from_json(kind: type[T], data: Mapping[str, Any]) -> T:
 @dataclass(frozen=True)
 class InstructionSection:
     """One section of an agent's instruction file imported as a note (`lore import-instructions`,
-    migration 0010): where it is, and the start of its text (lore_instructions_here)."""
+    migrations 0010 and 0013): where it is, and the start of its text (lore_instructions_at)."""
 
     lineage: int
-    file: str  # relative to the workspace
+    root: str  # the repository it was imported from (the session's, at session start)
+    file: str  # relative to `root`
     section: str  # the heading path
     title: str | None
     body: str  # its first 400 characters

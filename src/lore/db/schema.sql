@@ -328,6 +328,24 @@ $$;
 
 
 --
+-- Name: lore_instructions_at(text, text, text[], integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_instructions_at(p_space text, p_root text, p_skip text[], p_limit integer) RETURNS TABLE(lineage bigint, root text, file text, section text, title text, body text, first_line integer, total bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT m.lineage, p_root, m.file, m.section, n.title, left(n.body, 400), m.first_line, count(*) OVER ()
+    FROM markdown_sections m
+    JOIN notes n ON n.lineage = m.lineage AND n.superseded_at IS NULL
+    WHERE m.space = p_space
+      AND (m.root = p_root OR (m.root_guessed AND starts_with(m.root, rtrim(p_root, '/') || '/')))
+      AND m.family IS NOT NULL AND NOT (m.family = ANY(p_skip))
+    ORDER BY m.file COLLATE "C", m.first_line, m.section
+    LIMIT p_limit
+$$;
+
+
+--
 -- Name: lore_instructions_here(text, text[], integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -372,7 +390,7 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
                           '[]'::json),
         'doing_count', coalesce((SELECT max(d.total) FROM doing d), 0),
         'instructions', coalesce((
-            SELECT json_agg(i) FROM lore_instructions_here(p_space, p_skip, p_instructions_max) i
+            SELECT json_agg(i) FROM lore_instructions_at(p_space, p_root, p_skip, p_instructions_max) i
             WHERE p_skip IS NOT NULL), '[]'::json))
 $$;
 
@@ -643,6 +661,8 @@ CREATE TABLE public.markdown_sections (
     first_line integer,
     last_line integer,
     family text,
+    root text DEFAULT ''::text NOT NULL,
+    root_guessed boolean DEFAULT false NOT NULL,
     CONSTRAINT markdown_sections_check CHECK ((last_line >= first_line)),
     CONSTRAINT markdown_sections_family_check CHECK ((family = ANY (ARRAY['claude'::text, 'agents'::text, 'gemini'::text, 'cursor'::text, 'copilot'::text, 'windsurf'::text, 'cline'::text]))),
     CONSTRAINT markdown_sections_first_line_check CHECK ((first_line >= 1)),
@@ -1013,7 +1033,7 @@ ALTER TABLE ONLY public.irrelevant
 --
 
 ALTER TABLE ONLY public.markdown_sections
-    ADD CONSTRAINT markdown_sections_pkey PRIMARY KEY (space, file, section);
+    ADD CONSTRAINT markdown_sections_pkey PRIMARY KEY (space, root, file, section);
 
 
 --
@@ -1208,7 +1228,7 @@ CREATE INDEX irrelevant_by_space ON public.irrelevant USING btree (space, note);
 -- Name: markdown_sections_instructions; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX markdown_sections_instructions ON public.markdown_sections USING btree (space, file, first_line) WHERE (family IS NOT NULL);
+CREATE INDEX markdown_sections_instructions ON public.markdown_sections USING btree (space, root, file, first_line) WHERE (family IS NOT NULL);
 
 
 --

@@ -33,7 +33,9 @@ def import_markdown(
     found: list[markdown.Section] = []
     for file in collected.files:
         found.extend(markdown.sections(markdown.read(file), markdown.file_key(file, root)))
-    outcome = rt.transact(lambda c: markdown.apply(c, session.origin, found, allow_secret=allow_secret))
+    outcome = rt.transact(
+        lambda c: markdown.apply(c, session.origin, str(root), found, allow_secret=allow_secret)
+    )
     retrieval.poke(rt)
     return collected, outcome
 
@@ -49,7 +51,7 @@ def import_instructions(
     key = markdown.file_key(where, root)
     scope = "" if key == "." else key
     done = rt.transact(
-        lambda c: instructions.apply(c, session.origin, found, scope, allow_secret=allow_secret)
+        lambda c: instructions.apply(c, session.origin, str(root), found, scope, allow_secret=allow_secret)
     )
     retrieval.poke(rt)
     return found, done

@@ -134,6 +134,7 @@ class Imported:
     outcome: markdown.Outcome
     files: int
     removed: list[str] = field(default_factory=list)  # note ids forgotten: their section is gone
+    root: str = ""  # the repository they were imported from
 
     def describe(self, space: str) -> str:
         return describe(self, space)
@@ -142,14 +143,21 @@ class Imported:
 def apply(
     conn: psycopg.Connection,
     origin: Origin,
+    root: str,
     found: Found,
     scope: str,
     *,
     allow_secret: bool = False,
 ) -> Imported:
-    """Import `found` into `origin.space` in one transaction (secrets refuse the whole import), and
-    forget the notes of instruction sections under `scope` (a workspace-relative folder, "" for the
-    whole workspace) that are no longer there."""
+    """Import `found` (file keys relative to the repository `root`) into `origin.space` in one
+    transaction (secrets refuse the whole import), and forget the notes of this repository's
+    instruction sections under `scope` (a folder relative to `root`, "" for all of it) that are no
+    longer there. Sections of other repositories of the space are never touched.
+
+    Sections imported before they were keyed by their repository (migration 0013 gave them the
+    folder the import ran from, `root_guessed`) from `root` or a folder inside it are adopted first:
+    their file was already relative to the repository's top-level, so only `root` changes (unless
+    the repository has that key already: then the row stays as it is, and its note with it)."""
     sections: list[markdown.Section] = []
     families: dict[str, str] = {}
     for path, key, family in found.files:
@@ -157,21 +165,22 @@ def apply(
         families[key] = family
     present = {(s.file, s.key) for s in sections}
     with conn.transaction():
+        conn.execute(_ADOPT, {"space": origin.space, "root": root})
         outcome = markdown.apply(
-            conn, origin, sections, allow_secret=allow_secret, families=families, tag=TAG
+            conn, origin, root, sections, allow_secret=allow_secret, families=families, tag=TAG
         )
-        imported = Imported(outcome, len(found.files))
+        imported = Imported(outcome, len(found.files), root=root)
         rows = conn.execute(
             "SELECT file, section, lineage FROM markdown_sections "
-            "WHERE space = %s AND family IS NOT NULL FOR UPDATE",
-            (origin.space,),
+            "WHERE space = %s AND root = %s AND family IS NOT NULL FOR UPDATE",
+            (origin.space, root),
         ).fetchall()
         for file, section, lineage in rows:
             inside = not scope or file == scope or file.startswith(scope.rstrip("/") + "/")
             if not inside or (file, section) in present:
                 continue
             gone = "is gone" if not any(key == file for _, key, _ in found.files) else "no longer has it"
-            reason = f"lore import-instructions: section {section!r} of {file}: the file {gone}"
+            reason = f"lore import-instructions: section {section!r} of {file} in {root}: the file {gone}"
             current = conn.execute(
                 "SELECT 1 FROM notes WHERE lineage = %s AND superseded_at IS NULL", (lineage,)
             ).fetchone()
@@ -179,13 +188,26 @@ def apply(
                 notes.forget(conn, origin, [origin.space], int(lineage), reason[:500])
                 imported.removed.append(f"n_{lineage}")
             conn.execute(
-                "DELETE FROM markdown_sections WHERE space = %s AND file = %s AND section = %s",
-                (origin.space, file, section),
+                "DELETE FROM markdown_sections WHERE space = %s AND root = %s AND file = %s AND section = %s",
+                (origin.space, root, file, section),
             )
     return imported
+
+
+# Migrated rows of this repository (or a folder inside it) re-keyed to the repository.
+_ADOPT = """
+UPDATE markdown_sections m SET root = %(root)s, root_guessed = false
+WHERE m.space = %(space)s AND m.family IS NOT NULL AND m.root_guessed
+  AND (m.root = %(root)s OR starts_with(m.root, rtrim(%(root)s, '/') || '/'))
+  AND NOT EXISTS (
+      SELECT 1 FROM markdown_sections o
+      WHERE o.space = m.space AND o.root = %(root)s AND o.file = m.file AND o.section = m.section
+        AND o.root_guessed = false)
+"""
 
 
 def describe(imported: Imported, space: str) -> str:
     removed = f", {len(imported.removed)} forgotten (their sections are gone)" if imported.removed else ""
     what = imported.outcome.describe()
-    return f"Imported {imported.files} instruction files into space {space}: {what}{removed}."
+    files = f"{imported.files} instruction files" + (f" of {imported.root}" if imported.root else "")
+    return f"Imported {files} into space {space}: {what}{removed}."

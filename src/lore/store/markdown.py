@@ -342,6 +342,7 @@ class Outcome:
 def apply(
     conn: psycopg.Connection,
     origin: Origin,
+    root: str,
     found: Sequence[Section],
     *,
     allow_secret: bool = False,
@@ -349,8 +350,10 @@ def apply(
     tag: str = "imported",
 ) -> Outcome:
     """Write the sections as notes of `origin.space`, in one transaction; see the module docstring.
-    `families`: file key -> instruction file family (lore.instructions), recorded with each section
-    and its lines; `tag` goes on every note."""
+    `root`: the folder the sections' file keys are relative to (their key is (space, root, file,
+    section): the same file name in another repository is another section). `families`: file key
+    -> instruction file family (lore.store.instructions), recorded with each section and its lines;
+    `tag` goes on every note."""
     refuse_secrets(found, allow_secret)
     outcome = Outcome()
     families = families or {}
@@ -361,8 +364,8 @@ def apply(
             known = conn.execute(
                 "SELECT m.lineage, m.sha256, n.version_id IS NOT NULL FROM markdown_sections m "
                 "LEFT JOIN notes n ON n.lineage = m.lineage AND n.superseded_at IS NULL "
-                "WHERE m.space = %s AND m.file = %s AND m.section = %s FOR UPDATE OF m",
-                (origin.space, section.file, section.key),
+                "WHERE m.space = %s AND m.root = %s AND m.file = %s AND m.section = %s FOR UPDATE OF m",
+                (origin.space, root, section.file, section.key),
             ).fetchone()
             if known is None:
                 note = notes.remember(
@@ -375,9 +378,9 @@ def apply(
                     allow_secret=allow_secret,
                 )
                 conn.execute(
-                    "INSERT INTO markdown_sections (space, file, section, lineage, sha256, first_line, "
-                    "last_line, family) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                    (origin.space, section.file, section.key, note.lineage, section.sha256, *where),
+                    "INSERT INTO markdown_sections (space, root, file, section, lineage, sha256, first_line, "
+                    "last_line, family) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (origin.space, root, section.file, section.key, note.lineage, section.sha256, *where),
                 )
                 outcome.created.append(note.id)
                 continue
@@ -387,7 +390,8 @@ def apply(
             elif sha == section.sha256:
                 outcome.unchanged += 1
                 conn.execute(
-                    _TOUCH, (section.sha256, section.sha256, *where, origin.space, section.file, section.key)
+                    _TOUCH,
+                    (section.sha256, section.sha256, *where, origin.space, root, section.file, section.key),
                 )
             else:
                 _, new = notes.revise(
@@ -402,7 +406,8 @@ def apply(
                     allow_secret=allow_secret,
                 )
                 conn.execute(
-                    _TOUCH, (section.sha256, section.sha256, *where, origin.space, section.file, section.key)
+                    _TOUCH,
+                    (section.sha256, section.sha256, *where, origin.space, root, section.file, section.key),
                 )
                 outcome.updated.append(new.id)
     return outcome
@@ -412,7 +417,7 @@ def apply(
 _TOUCH = (
     "UPDATE markdown_sections SET imported_at = CASE WHEN sha256 = %s THEN imported_at ELSE now() END, "
     "sha256 = %s, first_line = %s, last_line = %s, family = %s "
-    "WHERE space = %s AND file = %s AND section = %s"
+    "WHERE space = %s AND root = %s AND file = %s AND section = %s"
 )
 
 

@@ -76,7 +76,7 @@ _ORDER = {
     "facts": "lineage, version_id",
     "notes": "lineage, version_id",
     "tasks": "lineage",
-    "markdown_sections": "space, file, section",
+    "markdown_sections": "space, root, file, section",
     "handoffs": "id",
 }
 # Columns that may legitimately differ between two copies of the same item (filled in later).
@@ -279,6 +279,7 @@ class _Importer:
         self._messages(data["messages"])
         self._rows("purge_log", data["purge_log"], {})
         self._rows("markdown_sections", data["markdown_sections"], {"lineage": self.notes}, conflict=True)
+        self.conn.execute(_GUESS_ROOTS)  # an export from before migration 0013 has no roots
         self._handoffs(data["handoffs"])
 
     def _handoffs(self, lines: Sequence[_Line]) -> None:
@@ -528,6 +529,14 @@ class _Importer:
 # --- the values of a row ----------------------------------------------------------------------------
 
 # The columns the importer itself reads (ids it maps, keys it matches on): present and not null.
+# As migration 0013 did: the workspace its note was first written from, marked as guessed.
+_GUESS_ROOTS = """
+UPDATE markdown_sections m SET root_guessed = true, root = coalesce((
+    SELECT n.workspace FROM notes n WHERE n.lineage = m.lineage ORDER BY n.recorded_at, n.version_id LIMIT 1
+), '')
+WHERE m.root = ''
+"""
+
 _KEYS = {
     "facts": ("lineage", "version_id", "space", "recorded_at"),
     "notes": ("lineage", "version_id", "space", "recorded_at"),
