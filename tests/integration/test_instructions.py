@@ -243,8 +243,8 @@ def test_migration_13_keys_existing_sections_by_their_workspace_and_loses_none(
     ).fetchone()
     assert note is not None
     conn.execute(
-        "INSERT INTO markdown_sections (space, file, section, lineage, sha256, first_line, last_line, family) "
-        "VALUES ('work', 'CLAUDE.md', 'Deploy', %s, 'old', 3, 5, 'claude')",
+        "INSERT INTO markdown_sections (space, file, section, lineage, sha256, first_line, last_line, "
+        "family) VALUES ('work', 'CLAUDE.md', 'Deploy', %s, 'old', 3, 5, 'claude')",
         (note[0],),
     )
     conn.commit()
