@@ -214,6 +214,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ),
         ("tests/unit/test_config_reload.py", "tests/tools/test_live_config.py"),
     ),
+    # --- local HTTP: another OS user may not use /api or /mcp (the local secret)
+    Mutation(
+        "local-secret-unchecked",
+        "a local lore serve answers /api and /mcp only with the owner's local secret",
+        "src/lore/core/local_secret.py",
+        (("    return hmac.compare_digest(given.strip().encode(), secret.encode())\n", "    return True\n"),),
+        ("tests/http/test_local_secret.py",),
+    ),
     # --- local HTTP: a web page of another origin may not use /api
     Mutation(
         "api-any-origin",

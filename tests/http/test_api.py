@@ -88,7 +88,7 @@ async def test_config_push_over_http_then_used_by_mcp_sessions(
     assert conn.execute("SELECT user_name FROM user_configs ORDER BY 1").fetchall() == [("alice",), ("dave",)]
 
 
-def test_local_mode_needs_no_token_and_answers_only_loopback(
+def test_local_mode_needs_the_local_secret_and_answers_only_loopback(
     lore_env: dict[str, str], tmp_path: Path
 ) -> None:
     work = tmp_path / "w"
@@ -96,7 +96,17 @@ def test_local_mode_needs_no_token_and_answers_only_loopback(
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "solo"\npaths = ["{work}"]\n')
     server = start_server(lore_env, tmp_path / "local.log")
     try:
-        with httpx2.Client(base_url=server.url, timeout=10) as api:
+        with httpx2.Client(base_url=server.url, timeout=10) as stranger:  # Trust round 3, item 1
+            for path in ("/api/me", "/api/facts", "/api/session-start"):
+                refused = stranger.get(path, params={"workspace": str(work)})
+                assert refused.status_code == 401 and "lore token local" in refused.json()["hint"], path
+            wrong = stranger.post(
+                "/api/facts",
+                json={"statement": "planted", "workspace": str(work)},
+                headers={"Authorization": "Bearer lore_" + "x" * 43},
+            )
+            assert wrong.status_code == 401
+        with httpx2.Client(base_url=server.url, headers=server.local(), timeout=10) as api:
             assert api.get("/api/me").json() == {"user": None, "mode": "local"}
             written = api.post("/api/facts", json={"statement": "local fact", "workspace": str(work)})
             assert written.status_code == 201 and written.json()["fact"]["space"] == "solo"
@@ -208,7 +218,10 @@ def test_local_mode_keeps_web_pages_out_of_revise(
     server = start_server(lore_env, tmp_path / "local.log")
     try:
         base = f"{server.url}/api/facts"
-        mine = httpx2.post(f"{base}?workspace={work}", json={"statement": "deploys on tuesdays"}, timeout=10)
+        key = server.local()
+        mine = httpx2.post(
+            f"{base}?workspace={work}", json={"statement": "deploys on tuesdays"}, headers=key, timeout=10
+        )
         assert mine.status_code == 201, mine.text
         fact = mine.json()["fact"]
         url = f"{base}/{fact['id']}/revise?workspace={work}"
@@ -220,12 +233,12 @@ def test_local_mode_keeps_web_pages_out_of_revise(
             ({"Content-Type": "text/plain;charset=UTF-8"}, 415),
             ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
         ]:
-            answer = httpx2.post(url, content=injected, headers=headers, timeout=10)
+            answer = httpx2.post(url, content=injected, headers={**key, **headers}, timeout=10)
             assert answer.status_code == status, (headers, answer.text)
             assert answer.json()["error"] and answer.json()["hint"]
         assert _versions(conn, fact["lineage"]) == [("deploys on tuesdays", None, True, None)]
         # lore's own clients, curl and scripts (JSON, no Origin) revise as before
-        done = httpx2.post(url, json={"statement": "deploys on wednesdays"}, timeout=10)
+        done = httpx2.post(url, json={"statement": "deploys on wednesdays"}, headers=key, timeout=10)
         assert done.status_code == 200 and done.json()["fact"]["statement"] == "deploys on wednesdays"
         assert [row[2] for row in _versions(conn, fact["lineage"])] == [False, True]
     finally:

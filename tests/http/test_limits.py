@@ -54,7 +54,9 @@ def private(db_url: str, lore_env: dict[str, str], tmp_path: Path) -> Iterator[P
 
 
 def _open_session(server: Server) -> httpx2.Response:
-    return httpx2.post(f"{server.url}/mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
+    return httpx2.post(
+        f"{server.url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **server.local()}, timeout=10
+    )
 
 
 pytestmark = pytest.mark.anyio
@@ -63,7 +65,7 @@ pytestmark = pytest.mark.anyio
 async def test_sessions_beyond_lore_max_sessions_get_503(private: Private) -> None:
     server = private.serve(LORE_MAX_SESSIONS="2")
     try:
-        headers = {"X-Lore-Workspace": str(private.work)}
+        headers = server.local(private.work)
         async with AsyncExitStack() as stack:
             for _ in range(2):
                 session = await stack.enter_async_context(mcp_session(server.url, headers))
@@ -132,7 +134,7 @@ async def test_the_pool_stays_within_lore_pool_size(private: Private) -> None:
 
     sampler = threading.Thread(target=sample, daemon=True)
     try:
-        headers = {"X-Lore-Workspace": str(private.work)}
+        headers = server.local(private.work)
         async with AsyncExitStack() as stack:
             sessions = [await stack.enter_async_context(mcp_session(server.url, headers)) for _ in range(8)]
             sampler.start()

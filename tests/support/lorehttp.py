@@ -25,6 +25,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
+from lore.core import local_secret
 from lore.store import auth
 from support.mcpclient import REQUEST_TIMEOUT
 
@@ -77,6 +78,15 @@ class Server:
 
     def logs(self) -> str:
         return self.log.read_text(errors="replace")
+
+    @property
+    def secret(self) -> str:
+        """The local secret a local `lore serve` asks of /api and /mcp (lore.core.local_secret)."""
+        return local_secret.read_or_create(self.env)
+
+    def local(self, workspace: Path | str | None = None) -> dict[str, str]:
+        """The headers of a local-mode client: the local secret, and the workspace when given."""
+        return bearer(self.secret, workspace)
 
     def stop(self) -> None:
         stop, self._stop = self._stop, None

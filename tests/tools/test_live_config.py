@@ -110,16 +110,23 @@ async def test_http_sessions_follow_the_config_file_as_edited(
     config, p2 = Path(lore_env["LORE_CONFIG"]), dirs["P2"]
     with anyio.fail_after(TEST_TIMEOUT):
         async with (
-            http_session(served.url, {"X-Lore-Workspace": str(p2)}) as by_header,
-            http_session(served.url, {}, roots=[p2]) as by_roots,  # resolved once, then cached
+            http_session(served.url, served.local(p2)) as by_header,
+            http_session(served.url, served.local(), roots=[p2]) as by_roots,  # resolved once, then cached
         ):
             for name, s in (("header", by_header), ("roots", by_roots)):
                 done = await ok(s, "remember_fact", statement=f"{name}: before the edit")
                 assert done.structured_content == {"id": done.structured_content["id"], "space": "personal"}
-            assert httpx2.get(f"{served.url}/api/spaces", timeout=10).json()["spaces"][0]["id"] == "personal"
+            assert (
+                httpx2.get(f"{served.url}/api/spaces", headers=served.local(), timeout=10).json()["spaces"][
+                    0
+                ]["id"]
+                == "personal"
+            )
 
             config.write_text(with_spaces(dirs["work"], p2))
-            spaces = httpx2.get(f"{served.url}/api/spaces", timeout=10).json()["spaces"]
+            spaces = httpx2.get(f"{served.url}/api/spaces", headers=served.local(), timeout=10).json()[
+                "spaces"
+            ]
             assert [s["id"] for s in spaces] == ["personal", "work", "side"]  # what the web UI lists
             for name, s in (("header", by_header), ("roots", by_roots)):
                 moved = await ok(s, "remember_fact", statement=f"{name}: after the edit")
@@ -140,7 +147,7 @@ async def test_http_sessions_follow_the_config_file_as_edited(
             for s in (by_header, by_roots):
                 await assert_config_error(s, config)
                 await assert_config_error(s, config)  # every call, not only the first
-            api = httpx2.get(f"{served.url}/api/spaces", timeout=10)
+            api = httpx2.get(f"{served.url}/api/spaces", headers=served.local(), timeout=10)
             assert api.status_code == 422 and f"{config}:{BROKEN_LINE}" in api.json()["error"]
 
             config.write_text(with_spaces(dirs["work"], p2))

@@ -18,8 +18,10 @@ from mcp.client.context import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, ListRootsResult, Root
 from pydantic import FileUrl
-from support.lorehttp import LORE, start_server, stop_process
+from support.lorehttp import LORE, Server, start_server, stop_process
 from support.mcpclient import call, ok, text
+
+from lore.core import local_secret
 
 pytestmark = pytest.mark.anyio
 
@@ -58,24 +60,24 @@ def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict
         f'[[space]]\nid = "beta"\npaths = ["{dirs["beta"]}"]\n'
     )
     with start_server(lore_env, tmp_path / "serve.log", ready="/healthz") as server:
-        yield server.port, dirs
+        yield server, dirs
 
 
-async def _session(port: int, headers: dict[str, str], roots: list[Path] | None = None) -> Any:
+async def _session(server: Server, headers: dict[str, str], roots: list[Path] | None = None) -> Any:
     async def list_roots(context: ClientRequestContext) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri=FileUrl(f"file://{r}")) for r in roots or ()])
 
-    client = httpx2.AsyncClient(headers=headers, timeout=30)
-    transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client)
+    client = httpx2.AsyncClient(headers={**server.local(), **headers}, timeout=30)
+    transport = streamable_http_client(f"{server.url}/mcp", http_client=client)
     return client, transport, (list_roots if roots is not None else None)
 
 
 async def test_header_chooses_the_space(
-    served: tuple[int, dict[str, Path]], conn: psycopg.Connection
+    served: tuple[Server, dict[str, Path]], conn: psycopg.Connection
 ) -> None:
-    port, dirs = served
+    server, dirs = served
     for name in ("alpha", "beta"):
-        client, transport, _ = await _session(port, {"X-Lore-Workspace": str(dirs[name])})
+        client, transport, _ = await _session(server, {"X-Lore-Workspace": str(dirs[name])})
         async with (
             client,
             transport as (read, write),
@@ -92,9 +94,9 @@ async def test_header_chooses_the_space(
     assert rows == {("alpha", "http-test"), ("beta", "http-test")}
 
 
-async def test_roots_when_no_header_and_error_when_neither(served: tuple[int, dict[str, Path]]) -> None:
-    port, dirs = served
-    client, transport, roots_cb = await _session(port, {}, roots=[dirs["beta"]])
+async def test_roots_when_no_header_and_error_when_neither(served: tuple[Server, dict[str, Path]]) -> None:
+    server, dirs = served
+    client, transport, roots_cb = await _session(server, {}, roots=[dirs["beta"]])
     async with (
         client,
         transport as (read, write),
@@ -102,7 +104,7 @@ async def test_roots_when_no_header_and_error_when_neither(served: tuple[int, di
     ):
         await s.initialize()
         assert (await ok(s, "remember_fact", statement="via roots")).structured_content["space"] == "beta"
-    client, transport, _ = await _session(port, {})
+    client, transport, _ = await _session(server, {})
     async with client, transport as (read, write), ClientSession(read, write) as s:
         await s.initialize()
         result = await call(s, "remember_fact", statement="nowhere")
@@ -132,3 +134,5 @@ def test_quickstart_prepares_everything_and_prints_the_line(tmp_path: Path, lore
     out = out_path.read_text()
     assert f"claude mcp add --transport http lore http://127.0.0.1:{port}/mcp" in out
     assert "X-Lore-Workspace" in out
+    secret = local_secret.read_or_create(env)  # the line carries the local secret: the line works
+    assert f'--header "Authorization: Bearer {secret}"' in out

@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
         help="MCP over streamable HTTP at /mcp, JSON API at /api, web UI at /, /healthz, /readyz "
         "(without --sign-in: loopback only); port: --port, else $LORE_PORT, else 8765 (0: any free port)",
         description="MCP over streamable HTTP at /mcp, the JSON API at /api and the web UI at /. "
-        "Without --sign-in: loopback only, no token, your own config file.",
+        "Without --sign-in: loopback only, your own config file; /api and /mcp need your local secret "
+        "(`lore token local`).",
         epilog=_PORT_EPILOG,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
@@ -82,8 +83,14 @@ def _parser() -> argparse.ArgumentParser:
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="what to log"
     )
 
-    token = sub.add_parser("token", help="sign-in tokens for `lore serve --sign-in`")
-    token.add_argument("action", choices=["create", "list", "revoke"], help="what to do")
+    token = sub.add_parser(
+        "token", help="sign-in tokens for `lore serve --sign-in`; `local`: the local serve's secret"
+    )
+    token.add_argument(
+        "action",
+        choices=["create", "list", "revoke", "local"],
+        help="what to do (local: print the secret a local `lore serve` asks of /api and /mcp)",
+    )
     token.add_argument("target", nargs="?", metavar="USER|ID", help="create: the user; revoke: the token id")
     token.add_argument("--expires", metavar="WHEN", help="create: 90min, 12h, 30d, 2w, 1y or a date")
     token.add_argument("--label", help="create: what the token is for (e.g. laptop)")

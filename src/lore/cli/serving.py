@@ -228,9 +228,15 @@ def quickstart(port: int | None = None) -> int:
         raise
 
     def banner(base_url: str) -> None:
+        from lore.core import local_secret
+
+        secret = local_secret.read_or_create(os.environ)
         print(f"lore is up: {target.describe()}; config {path}")
-        print("Connect Claude Code (run in your project):")
-        print(f'  claude mcp add --transport http lore {base_url}/mcp --header "X-Lore-Workspace: $PWD"')
+        print("Connect Claude Code (run in your project; the Bearer value is your local secret):")
+        print(
+            f'  claude mcp add --transport http lore {base_url}/mcp --header "X-Lore-Workspace: $PWD" '
+            f'--header "Authorization: Bearer {secret}"'
+        )
         print(
             "  That gives the tools only. For memory before the first prompt (the session-start hook), "
             "run `lore install claude-code` instead: the same memory, over stdio."

@@ -7,10 +7,12 @@ stdout and nothing else (so `export LORE_TOKEN=$(lore token create alice)` works
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import UTC, datetime
 
 from lore.cli.context import runtime
+from lore.core import local_secret
 from lore.core.errors import InvalidInput
 from lore.service import accounts
 from lore.service.runtime import Runtime
@@ -19,6 +21,9 @@ from lore.service.runtime import Runtime
 def run(action: str, target: str | None, *, expires: str | None, label: str | None, user: str | None) -> int:
     """On the server's database: LORE_DATABASE_URL, else the config's [database] url, else embedded
     (an admin host needs no lore config file)."""
+    if action == "local":
+        print(local_secret.read_or_create(os.environ))
+        return 0
     with runtime(config_optional=True) as rt:
         if action == "create":
             return create(rt, target, expires, label)

@@ -39,7 +39,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore.core import users, validate
+from lore.core import local_secret, users, validate
 from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
 from lore.core.rows import Fact
 from lore.core.session import SessionContext
@@ -67,7 +67,11 @@ def unauthorized() -> Response:
     )
 
 
-def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
+def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: str | None = None) -> None:
+    """The routes under /api. Local mode (`sign_in` False) requires `secret`, this user's local
+    secret (lore.core.local_secret), on every request."""
+    assert sign_in or secret, "local mode needs the local secret"
+
     def route(path: str, methods: list[str]) -> Callable[[Handler], Handler]:
         def wrap(handler: Handler) -> Handler:
             async def guarded(request: Request) -> Response:
@@ -75,6 +79,9 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool) -> None:
                     return unauthorized()
                 if not sign_in and not guard.on_loopback(request):
                     return guard.off_loopback()
+                given = request.headers.get("authorization")
+                if not sign_in and not local_secret.matches(given, secret or ""):
+                    return guard.no_local_secret(request)
                 refused = _browser_refusal(request, sign_in)
                 if refused is not None:
                     return refused

@@ -19,8 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from lore.core import local_secret
 from lore.core.errors import LoreError
-from lore.http import api
+from lore.http import api, guard
 from lore.http.limits import RegistrationGuard, UserLimits
 from lore.http.oauth import OAuthProvider
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
@@ -52,6 +53,7 @@ class Auth:
     token_verifier: TokenVerifier | None = None
     auth: AuthSettings | None = None
     auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None
+    local_secret: str | None = None  # local mode: what /api and /mcp require (lore.core.local_secret)
 
 
 def auth_for(runtime: Runtime, options: Options) -> Auth:
@@ -59,7 +61,7 @@ def auth_for(runtime: Runtime, options: Options) -> Auth:
     2.1 authorization server (`--oauth`). In both sign-in modes the runtime learns who each request
     is from the SDK's bearer authentication (the token's subject)."""
     if not options.sign_in:
-        return Auth()
+        return Auth(local_secret=local_secret.read_or_create(runtime.env))
     runtime.sign_in(_subject)
     if options.oauth:
         settings = AuthSettings(
@@ -103,7 +105,7 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         current = schema.current
         return JSONResponse(body, status_code=200 if current else 503)
 
-    api.register(server, state, sign_in=options.sign_in)
+    api.register(server, state, sign_in=options.sign_in, secret=auth.local_secret)
     app = server.streamable_http_app(
         host=options.host,
         stateless_http=options.stateless,
@@ -114,6 +116,9 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         app.add_middleware(RegistrationGuard)
     if options.sign_in:  # one user cannot take the server's sessions or requests from the others
         _limit_users(app, server, state.env)
+    else:  # any local user can reach loopback: /mcp needs this user's local secret
+        assert auth.local_secret is not None
+        _mcp_route(app).app = guard.RequireLocalSecret(_mcp_route(app).app, auth.local_secret)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.http.web.app import mount
 
@@ -124,14 +129,18 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
 def _limit_users(app: Starlette, server: MCPServer[Any], env: Mapping[str, str]) -> None:
     """Per-user limits in front of `/mcp` (lore.http.limits.UserLimits), inside the SDK's bearer
     authentication so that the user is known."""
+    route = _mcp_route(app)
+    route.app = UserLimits(
+        route.app,
+        lambda: set(server.session_manager._server_instances),  # the SDK's live sessions
+        sessions=int(env.get("LORE_USER_MAX_SESSIONS", "64")),
+        rate=float(env.get("LORE_USER_RATE", "50")),
+        burst=float(env.get("LORE_USER_BURST", "200")),
+    )
+
+
+def _mcp_route(app: Starlette) -> Route:
     for route in app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
-            route.app = UserLimits(
-                route.app,
-                lambda: set(server.session_manager._server_instances),  # the SDK's live sessions
-                sessions=int(env.get("LORE_USER_MAX_SESSIONS", "64")),
-                rate=float(env.get("LORE_USER_RATE", "50")),
-                burst=float(env.get("LORE_USER_BURST", "200")),
-            )
-            return
+            return route
     raise AssertionError("the MCP app has no /mcp route")

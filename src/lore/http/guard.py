@@ -8,6 +8,8 @@
 - `not_json`: a write whose body is not `application/json` (415), what any page can send anywhere
   without a CORS preflight.
 - `declared_over` / `read_capped`: the body-size cap, before the body is read and while it is.
+- `no_local_secret` / `RequireLocalSecret`: local mode's `Authorization: Bearer <local secret>`
+  (lore.core.local_secret) on `/api` and `/mcp`: any local user can reach loopback.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from lore.core import local_secret
 from lore.core.errors import (
     ConfigError,
     Conflict,
@@ -63,6 +67,40 @@ def host(request: Request) -> str:
     """The request's Host without its port (`[::1]` keeps its brackets)."""
     value = request.headers.get("host", "")
     return value.rsplit(":", 1)[0] if not value.endswith("]") else value
+
+
+LOCAL_SECRET_HINT = (
+    "send `Authorization: Bearer <local secret>`: `lore token local` prints it (the user who runs this "
+    "lore serve can read it; other users of the machine cannot)"
+)
+
+
+def no_local_secret(request: Request) -> Response:
+    """The answer to a local-mode request without this user's local secret (logged: another user of
+    the machine, or a web page, trying this server)."""
+    origin = request.headers.get("origin")
+    where = f" from Origin {origin[:100]!r}" if origin is not None else ""
+    log.warning("refused %s %s%s: no local secret", request.method, request.url.path, where)
+    return JSONResponse(
+        {"error": "this lore serve needs its local secret", "hint": LOCAL_SECRET_HINT},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="lore-local"'},
+    )
+
+
+class RequireLocalSecret:
+    """ASGI wrapper: only a request carrying the local secret reaches `app` (local mode's `/mcp`)."""
+
+    def __init__(self, app: ASGIApp, secret: str) -> None:
+        self.app, self.secret = app, secret
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = Request(scope).headers.get("authorization")
+            if not local_secret.matches(given, self.secret):
+                await no_local_secret(Request(scope))(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def on_loopback(request: Request) -> bool:
