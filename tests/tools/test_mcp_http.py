@@ -51,7 +51,7 @@ def wait_healthy(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: f
 
 
 @pytest.fixture
-def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[int, dict[str, Path]]]:
+def served(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[tuple[Server, dict[str, Path]]]:
     dirs = {name: tmp_path / name for name in ("alpha", "beta")}
     for d in dirs.values():
         d.mkdir()
