@@ -214,6 +214,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         ),
         ("tests/unit/test_config_reload.py", "tests/tools/test_live_config.py"),
     ),
+    # --- the memory envelope: nothing stored can close or reopen it
+    Mutation(
+        "envelope-escape-off",
+        "every line inside <lore-memory> is made inert: no stored text closes the envelope",
+        "src/lore/core/render.py",
+        (
+            (
+                '    body = [opening + "\\n".join(map(inert, lines))] if lines else [opening.rstrip("\\n")]\n',
+                '    body = [opening + "\\n".join(lines)] if lines else [opening.rstrip("\\n")]\n',
+            ),
+        ),
+        ("tests/unit/test_envelope.py",),
+    ),
     # --- local HTTP: another OS user may not use /api or /mcp (the local secret)
     Mutation(
         "local-secret-unchecked",

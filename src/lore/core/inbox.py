@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lore.core import ids
+from lore.core.render import printable
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Message, Task
@@ -85,7 +86,7 @@ def check_target(config: Config, sender: str, target: str) -> None:
 
 
 def _squash(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(printable(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
@@ -93,7 +94,7 @@ def message_line(message: Message, *, max_body: int | None = None) -> str:
     """`- m_5 from beta (claude-code), re m_3, 2026-11-29 22:04 UTC: body`"""
     re_part = f", re {message.reply_id}" if message.reply_id else ""
     when = message.sent_at.strftime("%Y-%m-%d %H:%M %Z").strip()
-    body = _squash(message.body, max_body) if max_body else message.body
+    body = _squash(message.body, max_body) if max_body else printable(message.body)
     return f"- {message.id} from {message.from_space} ({message.source}){re_part}, {when}: {body}"
 
 

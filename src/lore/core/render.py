@@ -9,6 +9,7 @@ Python's own length).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -98,7 +99,52 @@ def _fence_open(space: str) -> str:
 
 
 _FENCE_CLOSE = "</lore-memory>"
-_FENCE_TAG = re.compile(r"<(/?)(lore-memory)", re.IGNORECASE)
+# What can start a tag: `<` and the characters NFKC folds into it (fullwidth, small).
+_OPENERS = frozenset("<\uff1c\ufe64")
+# Terminal control sequences (CSI, OSC, ...) and the characters that reorder or hide text.
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]"
+)
+
+
+def inert(text: str) -> str:
+    """Stored text made safe to place inside lore's `<lore-memory>` envelope: no tag can be opened or
+    closed from it. Every `<` (or a character that folds into one) whose next visible characters
+    spell `lore-memory`, past spaces, slashes, dashes and invisible or combining characters, in any
+    case or width, becomes `‹` (the same
+    width in UTF-16: budgets are unchanged). Terminal control sequences and text-reordering
+    characters go too (lore.core.render.printable)."""
+    text = printable(text)
+    if not any(ch in _OPENERS for ch in text):
+        return text
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        if ch in _OPENERS and _spells_tag(text, i + 1):
+            chars[i] = "‹"
+    return "".join(chars)
+
+
+def _spells_tag(text: str, start: int) -> bool:
+    """Whether the visible letters from `start` spell `lore-memory` (any case, width, dash)."""
+    seen = ""
+    for ch in text[start : start + 96]:
+        if ch.isspace() or ch in "/\uff0f" or unicodedata.category(ch) in _SKIPPED:
+            continue
+        seen += unicodedata.normalize("NFKC", ch).casefold()
+        if len(seen) >= len(_NAME):
+            break
+    return seen.startswith(_NAME)
+
+
+_NAME = "lorememory"
+_SKIPPED = ("Cf", "Mn", "Me", "Cc", "Pd", "Pc")  # invisible, combining, control; dashes, underscores
+
+
+def printable(text: str) -> str:
+    """`text` without terminal control sequences (`ESC[2J`, `ESC]0;…`), other control characters
+    (newlines and tabs stay) or bidirectional overrides: what a terminal or a model would act on."""
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
 
 
 def ago(then: datetime, now: datetime) -> str:
@@ -119,7 +165,7 @@ def _quoted(message: str | None) -> tuple[list[str], bool]:
     if not message:
         return [], False
     lines = [" ".join(line.split()) for line in message.splitlines()]
-    lines = [_FENCE_TAG.sub(r"‹\1\2", line) for line in lines if line]
+    lines = [line for line in lines if line]
     shown = [
         line if len(line) <= HANDOFF_LINE_CHARS else line[: HANDOFF_LINE_CHARS - 1] + "…" for line in lines
     ]
@@ -210,7 +256,7 @@ def handoff_text(
         for lineage in h.tasks:
             status, title = tasks.get(lineage, ("gone", ""))
             lines.append(f"  n_{lineage} [{status}] {title}".rstrip())
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # a terminal: no escape sequence of a stored message runs
 
 
 def instruction_lines(sections: Sequence[InstructionSection], max_chars: int) -> list[str]:
@@ -229,7 +275,7 @@ def instruction_lines(sections: Sequence[InstructionSection], max_chars: int) ->
         )  # provenance: the repo too
         where = f"{path}:{s.first_line}" if s.first_line else path
         heading = s.section if s.section not in ("(top)", "") else ""
-        text = _FENCE_TAG.sub(r"‹\1\2", " ".join(s.body.split()))
+        text = " ".join(s.body.split())
         line = f"- {where}" + (f" {heading}" if heading else "") + f": {text}"
         tail = f" [{s.note_id}]"
         if len(line) + len(tail) > INSTRUCTION_LINE_CHARS:
@@ -295,8 +341,9 @@ def session_start(
         used += size(line) + 1
     shown = len(lines) - block
     omitted = total - shown
-    body = [opening + "\n".join(lines)] if lines else [opening.rstrip("\n")]
-    parts = [*body, *tail, _FENCE_CLOSE]
+    # Every line between the fence's two tags is made of stored text: inert, whoever wrote it.
+    body = [opening + "\n".join(map(inert, lines))] if lines else [opening.rstrip("\n")]
+    parts = [*body, *map(inert, tail), _FENCE_CLOSE]
     if omitted:
         parts.append(more_line(omitted))
     text = "\n".join(parts)
@@ -322,7 +369,7 @@ def recall(
     if total == 0:
         return Rendered(f"No facts{' ' + header if header else ''} in space {space}.", 0, 0)
     ordered = order(facts, workspace_name)[:max_facts]
-    lines = [f"{fact_line(f)} ({f.source})" for f in ordered]
+    lines = [inert(f"{fact_line(f)} ({f.source})") for f in ordered]
     title = f"Facts{' ' + header if header else ''} (space {space}):"
 
     def cut_line(shown: int) -> str:
