@@ -221,7 +221,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/core/render.py",
         (
             (
-                '    body = [opening + "\\n".join(map(inert, lines))] if lines else [opening.rstrip("\\n")]\n',
+                '    body = [opening + "\\n".join(map(inert, lines))] if lines else '
+                '[opening.rstrip("\\n")]\n',
                 '    body = [opening + "\\n".join(lines)] if lines else [opening.rstrip("\\n")]\n',
             ),
         ),

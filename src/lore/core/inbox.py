@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lore.core import ids
-from lore.core.render import printable
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, NotFound, Refused
+from lore.core.render import printable
 from lore.core.rows import Message, Task
 
 STATUSES = ("inbox", "todo", "doing", "blocked", "done")
