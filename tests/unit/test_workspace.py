@@ -84,7 +84,9 @@ def test_git_info_relative_gitdir_submodule(tmp_path: Path) -> None:
     sub = main / "vendor/lib"
     sub.mkdir(parents=True)
     (main / ".git/modules/lib").mkdir(parents=True)
-    (main / ".git/modules/lib/config").write_text('[remote "origin"]\nurl = https://github.com/x/lib\n')
+    (main / ".git/modules/lib/config").write_text(  # as `git submodule add` writes it
+        '[core]\n\tworktree = ../../../vendor/lib\n[remote "origin"]\nurl = https://github.com/x/lib\n'
+    )
     (sub / ".git").write_text("gitdir: ../../.git/modules/lib\n")
     info = git_info(sub)
     assert info == GitInfo(sub, sub, ("https://github.com/x/lib",))

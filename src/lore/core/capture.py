@@ -13,16 +13,19 @@ Bounds, and why:
     diff --stat 4,000 characters: the per-file lines first cut, the summary line always kept.
     transcript  its last 256 KiB are read for the final message, its first 4 KiB for when the
                 session started: a transcript of hours is megabytes, the hook has 0.9 s.
-    git         at most 0.5 s, both commands at once, with optional locks off (the agent may be
-                running git itself).
+    git         at most 0.5 s in all, status and diff at once, with optional locks off (the agent
+                may be running git itself) and every setting that runs a program off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -148,21 +151,92 @@ def bound_diffstat(output: str) -> str | None:
 def git_changes(
     root: Path, env: Mapping[str, str] | None = None, timeout: float = GIT_TIMEOUT
 ) -> Changes | None:
-    """The working tree's changes now, or None (not a git repository, no git, too slow). Runs with
-    only PATH and HOME of `env` (the process's own by default): the client's GIT_* never leak in."""
+    """The working tree's changes now, or None (not a git repository, no git, too slow).
+
+    The repository is not trusted: its config (directly, through an include, in a submodule) can
+    name programs git runs while it looks at the tree (`core.fsmonitor`, the `clean`/`process`
+    filters of `.gitattributes`, textconv, an external diff). Every one of them is switched off for
+    these commands through GIT_CONFIG_COUNT (which wins over every config file and takes any key, an
+    `=` in a filter's name included), submodules are not entered, and the filters are the ones git
+    itself lists. Runs with only PATH and HOME of `env` (the process's own by default): the client's
+    GIT_* never leak in. Each git runs in a process group of its own, killed whole on the deadline."""
     source = os.environ if env is None else env
-    clean_env = {
+    base_env = {
         "PATH": source.get("PATH", "/usr/bin:/bin"),
         "HOME": source.get("HOME", "/"),
         "LC_ALL": "C",
         "GIT_OPTIONAL_LOCKS": "0",
         "GIT_TERMINAL_PROMPT": "0",
+        "GIT_PAGER": "cat",
     }
-    base = ["git", "-C", str(root), "--no-optional-locks", "-c", "core.quotepath=off"]
-    commands = {
-        "status": [*base, "status", "--porcelain=v1", "--untracked-files=normal"],
-        "diff": [*base, "diff", "--stat=200", "--no-color", "HEAD", "--"],
+    deadline = time.monotonic() + timeout
+    base = ["git", "-C", str(root), "--no-optional-locks"]
+    safe = {
+        "core.fsmonitor": "false",
+        "core.quotepath": "off",
+        "diff.external": "",
+        "status.submoduleSummary": "false",
     }
+    listed = _run_all(
+        {"filters": [*base, "config", "--null", "--name-only", "--get-regexp", r"^filter\."]},
+        {**base_env, **_config_env(safe)},
+        deadline,
+    )
+    if listed is None or listed["filters"][0] not in (0, 1):  # 1: no filter configured
+        return None
+    for name in listed["filters"][1].split("\0"):
+        driver = name[len("filter.") : name.rfind(".")] if name.count(".") >= 2 else ""
+        if driver:
+            for key in ("clean", "smudge", "process"):
+                safe[f"filter.{driver}.{key}"] = ""
+            safe[f"filter.{driver}.required"] = "false"
+    outputs = _run_all(
+        {
+            "status": [
+                *base,
+                "status",
+                "--porcelain=v1",
+                "--untracked-files=normal",
+                "--ignore-submodules=all",
+            ],
+            "diff": [
+                *base,
+                "diff",
+                "--stat=200",
+                "--no-color",
+                "--no-textconv",
+                "--no-ext-diff",
+                "--ignore-submodules=all",
+                "HEAD",
+                "--",
+            ],
+        },
+        {**base_env, **_config_env(safe)},
+        deadline,
+    )
+    if outputs is None:
+        return None
+    code, status = outputs["status"]
+    if code != 0:
+        return None
+    lines, count = bound_status(status)
+    diff_code, diff = outputs["diff"]
+    return Changes(lines, count, bound_diffstat(diff) if diff_code == 0 else None)
+
+
+def _config_env(settings: Mapping[str, str]) -> dict[str, str]:
+    """`settings` as git's GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n."""
+    out = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for index, (key, value) in enumerate(settings.items()):
+        out[f"GIT_CONFIG_KEY_{index}"], out[f"GIT_CONFIG_VALUE_{index}"] = key, value
+    return out
+
+
+def _run_all(
+    commands: Mapping[str, list[str]], env: dict[str, str], deadline: float
+) -> dict[str, tuple[int, str]] | None:
+    """Each command at once, each in its own process group; their (exit code, stdout), or None when
+    one could not start or all did not end by `deadline` (then every group is killed)."""
     started: dict[str, subprocess.Popen[str]] = {}
     try:
         for name, command in commands.items():
@@ -173,26 +247,24 @@ def git_changes(
                 stderr=subprocess.DEVNULL,
                 encoding="utf-8",
                 errors="replace",
-                env=clean_env,
+                env=env,
                 start_new_session=True,
             )
         outputs: dict[str, tuple[int, str]] = {}
         for name, proc in started.items():
-            out, _ = proc.communicate(timeout=timeout)
+            out, _ = proc.communicate(timeout=max(0.01, deadline - time.monotonic()))
             outputs[name] = (proc.returncode, out)
+        return outputs
     except (OSError, subprocess.TimeoutExpired):
         return None
     finally:
         for proc in started.values():
             if proc.poll() is None:
-                proc.kill()
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # git and whatever it started
                 proc.wait()
-    code, status = outputs["status"]
-    if code != 0:
-        return None
-    lines, count = bound_status(status)
-    diff_code, diff = outputs["diff"]
-    return Changes(lines, count, bound_diffstat(diff) if diff_code == 0 else None)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 # --- transcripts --------------------------------------------------------------------------------

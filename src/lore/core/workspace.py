@@ -1,12 +1,16 @@
 """Where a session's workspace comes from, and what git says about it (docs/design.md, Spaces).
 
 Runs in the session-start hook, so it never spawns git: the repository, its worktrees and its remotes
-are read from the files under `.git`.
+are read from the files under `.git`. Those files are the repository's, which may be hostile (an
+unpacked archive, a shared tree): each is read only when it is a regular file, without blocking (a
+FIFO is not waited on) and at most MAX_GIT_FILE bytes (a config linked to /dev/zero is not read
+without end). A link to another git directory (a worktree's or a submodule's `.git` file, a
+`commondir`, `core.worktree`) counts only when the other side points back to this checkout: a fake
+worktree cannot borrow another repository's main checkout or remotes, nor its space.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -37,6 +41,11 @@ class WorkspaceSignal:
     source: str  # "--workspace", "env CLAUDE_PROJECT_DIR", "MCP roots", "cwd"
 
 
+# The most of one git file (`.git`, `commondir`, `gitdir`, `config`) lore reads; a larger one is
+# ignored, as if absent. A real config is a few KiB.
+MAX_GIT_FILE = 256 * 1024
+
+
 def git_info(path: Path) -> GitInfo | None:
     """The git repository enclosing `path` (resolved), or None outside git. Reads files only."""
     start = Path(os.path.realpath(path))
@@ -50,9 +59,11 @@ def git_info(path: Path) -> GitInfo | None:
             return _describe(directory, dotgit)
         if stat.S_ISREG(mode):
             gitdir = _read_gitdir_file(dotgit)
-            if gitdir is None:  # a broken link file: still the checkout's root, nothing more known
+            if gitdir is None or not _points_back(gitdir, dotgit, directory):
+                # a broken or foreign link: still this checkout's root, nothing more believed
                 return GitInfo(directory, directory)
             return _describe(directory, gitdir)
+        return GitInfo(directory, directory)  # a `.git` that is neither (a FIFO, a device): no more
     return None
 
 
@@ -119,13 +130,21 @@ def is_unhelpful(path: Path, env: Mapping[str, str] | None = None) -> bool:
 
 def _describe(toplevel: Path, gitdir: Path) -> GitInfo:
     common = gitdir  # not a worktree: the git dir is its own common dir
-    with contextlib.suppress(OSError):
-        common = Path(os.path.realpath(gitdir / (gitdir / "commondir").read_text().strip()))
+    named = _read_small(gitdir / "commondir")
+    if named is not None and named.strip():
+        linked = Path(os.path.realpath(gitdir / named.strip()))
+        # a worktree's git dir lives in its common dir's `worktrees/`: anything else is not believed
+        if gitdir.parent == linked / "worktrees":
+            common = linked
+        else:
+            return GitInfo(toplevel, toplevel)
     remotes, core_worktree = _read_git_config(common / "config")
     if common == gitdir:
         main = toplevel
     elif core_worktree:
         main = Path(os.path.realpath(common / core_worktree))
+        if not _checkout_of(main, common):  # core.worktree names a checkout that is not this repo's
+            return GitInfo(toplevel, toplevel)
     elif common.name == ".git":
         main = common.parent
     else:  # a worktree of a bare repository: the bare directory stands for the main repository
@@ -133,23 +152,65 @@ def _describe(toplevel: Path, gitdir: Path) -> GitInfo:
     return GitInfo(toplevel, main, remotes)
 
 
-def _read_gitdir_file(dotgit: Path) -> Path | None:
+def _read_small(path: Path) -> str | None:
+    """A git file's text: only a regular file, never waited on, at most MAX_GIT_FILE bytes (a larger
+    one counts as unreadable); None when it cannot be read so."""
     try:
-        first = dotgit.read_text(encoding="utf-8", errors="replace").partition("\n")[0]
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    key, _, value = first.partition(":")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GIT_FILE:
+            return None
+        data = os.read(fd, MAX_GIT_FILE + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_GIT_FILE:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _read_gitdir_file(dotgit: Path) -> Path | None:
+    text = _read_small(dotgit)
+    if text is None:
+        return None
+    key, _, value = text.partition("\n")[0].partition(":")
     if key.strip() != "gitdir" or not value.strip():
         return None
     gitdir = Path(os.path.realpath(dotgit.parent / value.strip()))
     return gitdir if gitdir.is_dir() else None
 
 
+def _points_back(gitdir: Path, dotgit: Path, checkout: Path) -> bool:
+    """Whether the git dir a `.git` file names knows this checkout: a worktree's git dir has a
+    `gitdir` file naming this `.git` file; a submodule's (and a separate git dir's) config has a
+    `core.worktree` naming this checkout."""
+    named = _read_small(gitdir / "gitdir")
+    if named is not None and named.strip():
+        return os.path.realpath(gitdir / named.strip()) == os.path.realpath(dotgit)
+    _, core_worktree = _read_git_config(gitdir / "config")
+    if core_worktree:
+        return os.path.realpath(gitdir / core_worktree) == os.path.realpath(checkout)
+    return False
+
+
+def _checkout_of(main: Path, common: Path) -> bool:
+    """Whether `main` is the checkout of the git dir `common`: its `.git` is `common` itself, or a
+    file naming it."""
+    dotgit = main / ".git"
+    if os.path.realpath(dotgit) == os.path.realpath(common):
+        return True
+    linked = _read_gitdir_file(dotgit) if os.path.isfile(dotgit) else None
+    return linked is not None and os.path.realpath(linked) == os.path.realpath(common)
+
+
 def _read_git_config(config: Path) -> tuple[tuple[str, ...], str | None]:
     """(remote URLs with origin's first, core.worktree) from a git config file."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = _read_small(config)
+    if text is None:
         return (), None
     section, subsection = "", ""
     urls: list[tuple[str, str]] = []

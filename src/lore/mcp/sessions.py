@@ -85,7 +85,7 @@ class Sessions:
             # An unexpanded `${PWD}` or a relative path names nothing on this server: use roots.
             if usable(header) and Path(file_path(header)).is_absolute():
                 signal = WorkspaceSignal(Path(file_path(header)), "header X-Lore-Workspace")
-                return rt.resolve(signal, config, env, source, remotes)
+                return await _resolve(rt, signal, config, env, source, remotes)
             if header:
                 log.info("ignoring X-Lore-Workspace %r (not an absolute path); asking for roots", header[:80])
         cached = self._sessions.get(key) if key else None
@@ -93,7 +93,7 @@ class Sessions:
             if cached.config is config:
                 return cached.context
             # The config changed: the same workspace, resolved again (roots are not asked again).
-            resolved = rt.resolve(cached.context.signal, config, env, source, remotes)
+            resolved = await _resolve(rt, cached.context.signal, config, env, source, remotes)
         else:
             roots: list[str] = []
             # Over HTTP the server's own environment and directory say nothing about the client.
@@ -108,7 +108,7 @@ class Sessions:
                         "This HTTP session gave no workspace (no X-Lore-Workspace header, no MCP roots).",
                         "Add the header `X-Lore-Workspace: <project dir>` to the MCP server entry.",
                     )
-            resolved = rt.resolve(signal, config, env, source, remotes)
+            resolved = await _resolve(rt, signal, config, env, source, remotes)
             log.info("session %s: %s", source, resolved.describe())
         if key:
             if len(self._sessions) > MAX_CACHED_SESSIONS:
@@ -135,6 +135,19 @@ class Sessions:
         notices = NOTICES.get()
         if notices is not None and notice not in notices:
             notices.append(notice)
+
+
+async def _resolve(
+    rt: Runtime,
+    signal: WorkspaceSignal,
+    config: Config,
+    env: Mapping[str, str],
+    source: str,
+    remotes: str | None,
+) -> SessionContext:
+    """Runtime.resolve on a worker thread: it reads the workspace's git files, which belong to the
+    repository (a FIFO or a huge file there must never stop the event loop every session shares)."""
+    return await anyio.to_thread.run_sync(rt.resolve, signal, config, env, source, remotes)
 
 
 async def _roots(ctx: Context[Any, Any]) -> list[str]:

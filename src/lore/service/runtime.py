@@ -307,7 +307,9 @@ class Runtime:
     ) -> SessionContext:
         """A session for a workspace named by the client (header, API parameter)."""
         config, env, _ = await self.scope()
-        return self.resolve(WorkspaceSignal(Path(file_path(workspace)), rule), config, env, source, remotes)
+        signal = WorkspaceSignal(Path(file_path(workspace)), rule)
+        # on a worker thread: resolving reads the workspace's git files (never on the event loop)
+        return await anyio.to_thread.run_sync(self.resolve, signal, config, env, source, remotes)
 
     def resolve(
         self,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -56,7 +57,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
                 "seen": [s for s in seen if s.space == space.id][:8],
             }
         )
-    which = _which(ui, viewer, request.query_params.get("which", "").strip())
+    which = await _which(ui, viewer, request.query_params.get("which", "").strip())
     default = viewer.name(config.default_space) if config.default_space else None
     path = str(config.path) if config.path and not ui.sign_in else None  # sign-in: a pushed config
     return ui.page(
@@ -71,7 +72,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     )
 
 
-def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | None:
+async def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | None:
     """`lore which DIR` on the page: the space a directory resolves to, and why (or the error)."""
     if not directory:
         return None
@@ -80,7 +81,8 @@ def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | None:
         return out | {"error": "That is not a directory path."}
     try:
         # In sign-in mode the directory is on the person's machine: resolved as written (Runtime.resolve).
-        resolved = ui.state.resolve(WorkspaceSignal(Path(directory), "web"), viewer.config, viewer.env, "web")
+        signal = WorkspaceSignal(Path(directory), "web")  # its git files are read off the event loop
+        resolved = await anyio.to_thread.run_sync(ui.state.resolve, signal, viewer.config, viewer.env, "web")
     except LoreError as exc:
         return out | {"error": exc.message, "hint": exc.hint}
     reads = [viewer.name(s) for s in resolved.readable if s != resolved.space]
