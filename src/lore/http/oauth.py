@@ -216,7 +216,7 @@ def _oauth_token(issued: accounts.Issued) -> OAuthToken:
 
 MAX_CLIENT_NAME = 100
 MAX_REDIRECT_URIS = 10
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def check_registration(info: OAuthClientInformationFull) -> None:
@@ -234,10 +234,15 @@ def check_registration(info: OAuthClientInformationFull) -> None:
         raise RegistrationError("invalid_redirect_uri", f"give 1 to {MAX_REDIRECT_URIS} redirect_uris")
     for uri in uris:
         parts = urlsplit(uri)
-        host = (parts.hostname or "").lower()
+        try:
+            host, _ = (parts.hostname or "").lower(), parts.port  # a port that is not a number: refused
+        except ValueError:
+            host = ""
+        # `http://localhost:80@evil.example/cb` is evil.example (a userinfo of "localhost:80"): a
+        # redirect URI carries no userinfo at all, and only its host names where the code goes.
         secure = parts.scheme == "https" and bool(host)
-        local = parts.scheme == "http" and (host in LOOPBACK or parts.netloc.split(":")[0] in LOOPBACK)
-        if not (secure or local) or parts.fragment:
+        local = parts.scheme == "http" and host in LOOPBACK
+        if not (secure or local) or parts.fragment or "@" in parts.netloc:
             raise RegistrationError(
                 "invalid_redirect_uri",
                 f"{uri[:100]!r}: a redirect URI must be https, or http to 127.0.0.1 / localhost / [::1]",
@@ -259,8 +264,15 @@ def _page(body: str, *, status: int = 200) -> HTMLResponse:
 
 
 def _redirect_host(params: dict[str, Any]) -> str:
-    """Where signing in sends the browser (and the code): the redirect URI's host, as registered."""
-    return urlsplit(str(params.get("redirect_uri", ""))).netloc or "(unknown)"
+    """Where signing in sends the browser (and the code): the redirect URI's host (and port), never
+    a userinfo that could pose as one."""
+    parts = urlsplit(str(params.get("redirect_uri", "")))
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    host = parts.hostname or ""
+    return (f"[{host}]" if ":" in host else host) + port if host else "(unknown)"
 
 
 def _form(request_id: str, client: str, host: str, *, error: str = "", status: int = 200) -> HTMLResponse:
