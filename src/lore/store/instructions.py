@@ -10,8 +10,9 @@ in the folder and its subfolders, become notes of the workspace's space, one per
   with a reason saying so. A note forgotten by hand stays forgotten.
 - Session start of a client lists the sections of the families it does not load itself (a Gemini
   session gets CLAUDE.md's sections, never GEMINI.md's): `lore.clients.ClientHook.loads`.
-- The walk never follows a link, skips dependency and build folders, and reads at most MAX_FILES
-  files; the files themselves are read as `import-markdown` reads them (markdown.read).
+- The walk never follows a link, skips dependency and build folders (SKIP_DIRS), virtualenvs and
+  other repositories inside the tree (FOREIGN_MARKERS), and reads at most MAX_FILES files; the files
+  themselves are read as `import-markdown` reads them (markdown.read).
 """
 
 from __future__ import annotations
@@ -49,8 +50,29 @@ SKIP_DIRS = frozenset(
         ".next",
         ".cache",
         "vendor",
+        # other people's code, by the folders package managers and build tools put it in
+        "site-packages",
+        "dist-packages",
+        ".terraform",
+        "Pods",
+        "Carthage",
+        "deps",
+        "_deps",
+        "third_party",
+        "third-party",
+        "bower_components",
+        "jspm_packages",
+        ".bundle",
+        ".gradle",
+        ".m2",
+        ".cargo",
+        ".yarn",
+        ".pnpm-store",
     ]
 )
+# A folder holding one of these is another project's: a virtualenv (whatever its name), or another
+# repository (a submodule, a clone inside the tree): its instruction files are not this one's.
+FOREIGN_MARKERS = ("pyvenv.cfg", ".git")
 MAX_DEPTH = 8
 MAX_FILES = 200
 TAG = "instructions"
@@ -106,7 +128,9 @@ def find(folder: Path, workspace: Path) -> Found:
     skipped: list[tuple[Path, str]] = []
     for here, dirs, names in os.walk(root, followlinks=False):  # a linked folder is not entered
         depth = len(Path(here).relative_to(root).parts)
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and depth < MAX_DEPTH)
+        dirs[:] = sorted(
+            d for d in dirs if d not in SKIP_DIRS and depth < MAX_DEPTH and not _foreign(Path(here) / d)
+        )
         for name in sorted(names):
             path = Path(here) / name  # the entry itself, a link not resolved: its key says where it is
             key = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
@@ -121,6 +145,10 @@ def find(folder: Path, workspace: Path) -> Found:
             else:
                 files.append((path, key, family))
     return Found(files, skipped)
+
+
+def _foreign(folder: Path) -> bool:
+    return any(os.path.lexists(folder / marker) for marker in FOREIGN_MARKERS)
 
 
 def text_of(path: Path) -> str:
