@@ -22,6 +22,9 @@ from lore.db import embedded, migrate
 from lore.embeddings import files
 
 ROOT = Path(__file__).resolve().parent.parent
+# As root, a cluster whose data dir lies under a closed directory goes under the root base
+# (lore.db.embedded.pgdata_dir): in tests, a temporary one, never the machine's /var/lib/lore.
+os.environ.setdefault("LORE_ROOT_BASE", tempfile.mkdtemp(prefix="lore-root-base-", dir="/tmp"))
 
 # Hypothesis. On a developer's machine ("dev"): random examples, and every failing example is kept in
 # .hypothesis/examples at the repository root and tried first on the next run. In CI (CI set, as

@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -368,6 +369,7 @@ def test_a_long_data_dir_path_gets_a_private_socket_directory(fresh_root: Path) 
     directory, made fresh (never a predictable shared /tmp name), and removed on stop."""
     deep = fresh_root / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
+    fresh_root.chmod(0o755)  # the data dir's parents are open (else, as root: the root base)
     env = {"LORE_DATA_DIR": str(deep)}
     try:
         url = embedded.start(env)
@@ -398,3 +400,71 @@ def test_a_socket_directory_planted_as_a_symlink_is_refused(fresh_root: Path) ->
         assert list(elsewhere.iterdir()) == []
     finally:
         shutil.rmtree(elsewhere, ignore_errors=True)
+
+
+# --- Trust round 3, item 7: as root -----------------------------------------------------------------
+
+
+@ROOT_ONLY
+def test_as_root_no_directory_lore_did_not_make_is_opened(fresh_root: Path) -> None:
+    """Before: `lore db start` as root made $HOME and every parent o+x (/root 0700 -> 0701) so that
+    the server's own user could reach the data dir. Now a closed directory above the data dir stays
+    closed, and the cluster goes under the root base (LORE_ROOT_BASE) instead."""
+    fresh_root.chmod(0o755)  # like /: open
+    home = fresh_root / "home-of-root"
+    home.mkdir(mode=0o700)
+    home.chmod(0o700)  # like /root
+    base = fresh_root / "base"
+    env = {**_env(home / ".local" / "share" / "lore"), "LORE_ROOT_BASE": str(base)}
+    try:
+        started = subprocess.run([LORE, "db", "start"], env=env, capture_output=True, text=True, timeout=120)
+        assert started.returncode == 0, started.stderr
+        assert stat.S_IMODE(home.stat().st_mode) == 0o700  # untouched
+        url = subprocess.run([LORE, "db", "url"], env=env, capture_output=True, text=True, check=True).stdout
+        assert _sql(url.strip(), "SELECT 1") == [(1,)]
+        clusters = list((base / "embedded").glob("*/pg/PG_VERSION"))
+        assert len(clusters) == 1, clusters
+    finally:
+        subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, timeout=120)
+
+
+@ROOT_ONLY
+def test_as_root_a_link_planted_in_the_cluster_is_never_written_through(fresh_root: Path) -> None:
+    """Before: the server's own user could replace pg_ident.conf in its cluster with a link to a file
+    only root may write, and root's next `lore db start` overwrote that file."""
+    env = _env(fresh_root)
+    victim = fresh_root / "root-only.txt"
+    victim.write_text("precious\n")
+    victim.chmod(0o600)
+    subprocess.run([LORE, "db", "start"], env=env, capture_output=True, text=True, timeout=120, check=True)
+    try:
+        subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, text=True, timeout=120, check=True)
+        ident = embedded.pgdata_dir(env) / "pg_ident.conf"
+        as_pg = ["setpriv", f"--reuid={embedded.OS_USER}", f"--regid={embedded.OS_USER}", "--clear-groups"]
+        subprocess.run([*as_pg, "rm", str(ident)], check=True)
+        subprocess.run([*as_pg, "ln", "-s", str(victim), str(ident)], check=True)
+        again = subprocess.run([LORE, "db", "start"], env=env, capture_output=True, text=True, timeout=120)
+        assert again.returncode == 1 and "a link there is never followed" in again.stderr, again.stderr
+        assert victim.read_text() == "precious\n" and "Traceback" not in again.stderr
+    finally:
+        subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, timeout=120)
+
+
+def test_the_start_lock_is_private(fresh_root: Path) -> None:
+    """Before: pg.lock was 0644, so any local user could open it, hold its flock and make every
+    `lore db start` / `lore db stop` of the owner wait forever."""
+    env = {"LORE_DATA_DIR": str(fresh_root)}
+    try:
+        embedded.start(env)
+        lock = embedded.pgdata_dir(env).parent / "pg.lock"
+        assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+        if os.geteuid() == 0:
+            fresh_root.chmod(0o755)  # even where the directory is open, the lock is not
+            held = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                 f"import fcntl; fcntl.flock(open({str(lock)!r}), fcntl.LOCK_EX)"],
+                capture_output=True, text=True, timeout=30,
+            )  # fmt: skip
+            assert held.returncode != 0 and "Permission denied" in held.stderr, held
+    finally:
+        embedded.stop(env)

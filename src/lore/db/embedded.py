@@ -93,8 +93,66 @@ def bin_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
+# As root the server runs as OS_USER, which must reach the cluster and the binaries. lore never opens
+# a directory it did not make to other users for that (root's home stays 0700): a data dir or a
+# wheel that OS_USER cannot reach is given a place under this base (LORE_ROOT_BASE moves it).
+ROOT_BASE = "/var/lib/lore"
+
+
 def pgdata_dir(env: Mapping[str, str] | None = None) -> Path:
-    return data_dir(env) / "pg"
+    """`<data dir>/pg`; as root, when the data dir's existing parents are closed to other users (a
+    home of mode 0700), `<root base>/embedded/<hash of the data dir>/pg` instead. A cluster that
+    exists already stays where it is. (The data dir itself is lore's: it may be opened for passing.)"""
+    base = data_dir(env) / "pg"
+    if os.geteuid() != 0 or base.exists() or _reachable(base.parent.parent):
+        return base
+    import hashlib
+
+    digest = hashlib.sha256(str(Path(os.path.abspath(base.parent))).encode()).hexdigest()[:16]
+    return _root_base(env) / "embedded" / digest / "pg"
+
+
+def _root_base(env: Mapping[str, str] | None) -> Path:
+    source = os.environ if env is None else env
+    return Path(source.get("LORE_ROOT_BASE") or ROOT_BASE)
+
+
+def _reachable(path: Path) -> bool:
+    """Whether another user can pass through every existing directory above and at `path`."""
+    for parent in [path, *path.parents]:
+        try:
+            mode = parent.stat().st_mode
+        except FileNotFoundError:
+            continue  # made by lore later, 0755 under the usual umask (and o+x by lore if not)
+        if not mode & stat.S_IXOTH:
+            return False
+    return True
+
+
+def server_bin_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The binaries the server's processes run: the wheel's, or, as root when the wheel is in a
+    directory OS_USER cannot enter (a venv in root's home), a copy under the root base."""
+    source = bin_dir()
+    if os.geteuid() != 0 or _reachable(source):
+        return source
+    import hashlib
+    import shutil
+    import tempfile
+
+    install = source.parent
+    digest = hashlib.sha256(str(install).encode()).hexdigest()[:16]
+    copy = _root_base(env) / "pginstall" / digest
+    if not (copy / "bin" / "postgres").exists():
+        copy.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        work = Path(tempfile.mkdtemp(prefix=".copy-", dir=copy.parent))
+        try:
+            shutil.copytree(install, work / "pg", symlinks=True)
+            (work / "pg").chmod(0o755)
+            work.chmod(0o755)
+            os.rename(work / "pg", copy)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return copy / "bin"
 
 
 def make_url(socket_dir: Path, dbname: str = DB_NAME) -> str:
@@ -163,13 +221,32 @@ def running_url(env: Mapping[str, str] | None = None) -> str | None:
 
 @contextmanager
 def _start_lock(pgdata: Path) -> Iterator[None]:
+    """The start lock: `pg.lock`, mode 0600 (another user who could open it could hold the lock and
+    make every `lore db start` wait), never through a link."""
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    with open(pgdata.parent / "pg.lock", "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    lock = pgdata.parent / "pg.lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise DatabaseError(
+            f"Cannot open the start lock {lock}: {exc.strerror}.",
+            f"Remove {lock} if it is a link or not yours, then run `lore db start` again.",
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.geteuid() or not stat.S_ISREG(info.st_mode):
+            raise DatabaseError(
+                f"The start lock {lock} is not a file of yours.", f"Remove {lock}, then run `lore db start`."
+            )
+        if stat.S_IMODE(info.st_mode) != 0o600:
+            os.fchmod(fd, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def _run_as_user() -> str | None:
@@ -207,12 +284,28 @@ def _client_users() -> list[str]:
     return sorted(users)
 
 
-def _make_traversable(path: Path) -> None:
-    """As root: let the postgres user reach `path` (adds o+x to each parent, nothing more)."""
-    for parent in [path, *path.parents]:
-        mode = parent.stat().st_mode
+def _open_for_db_user(parent: Path) -> None:
+    """As root: let the server's OS user pass through the cluster's parent (lore's own directory: the
+    data dir, or its place under the root base), never through a directory above it: those must be
+    open already (pgdata_dir chose a place where they are; a cluster made by an older lore under a
+    closed home is refused with the fix)."""
+    base = _root_base(None)
+    ours = (
+        [parent, *(d for d in parent.parents if d.is_relative_to(base))]
+        if parent.is_relative_to(base)
+        else [parent]
+    )
+    for directory in ours:  # lore made these: the cluster's parent, and its place under the root base
+        mode = directory.stat().st_mode
         if not mode & stat.S_IXOTH:
-            parent.chmod(mode | stat.S_IXOTH)
+            directory.chmod(mode | stat.S_IXOTH)
+    if not _reachable(parent.parent):
+        raise DatabaseError(
+            f"As root, the embedded PostgreSQL runs as the {OS_USER} user, which cannot reach {parent} "
+            "(a directory above it is closed to other users).",
+            f"Set LORE_DATA_DIR to a directory {OS_USER} can reach (for example {ROOT_BASE}/data), "
+            "or run lore as an ordinary user.",
+        )
 
 
 def _give_to_db_user(path: Path) -> None:
@@ -233,7 +326,7 @@ def _pg(
     # descriptors and would keep a pipe open forever.
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.run(
-            [str(bin_dir() / cmd), *args],
+            [str(server_bin_dir() / cmd), *args],
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             stdout=out,
@@ -314,30 +407,67 @@ def _settle_files(pgdata: Path) -> bool:
     changed = False
     for name, wanted in (("pg_hba.conf", HBA), ("pg_ident.conf", ident_map(_client_users()))):
         path = pgdata / name
-        try:
-            current = path.read_text()
-        except FileNotFoundError:
-            current = None
+        current = _read_cluster_file(path)
         if current != wanted:
-            with open(path, "w") as handle:  # an existing file keeps its owner and mode
-                handle.write(wanted)
-            if current is None:
-                os.chmod(path, 0o600)
-                _give_file_to_db_user(path)
+            _write_cluster_file(path, wanted)
             changed = True
     conf = pgdata / "postgresql.conf"
-    if _SETTINGS_MARK not in conf.read_text():
-        with open(conf, "a") as handle:
-            handle.write(_SETTINGS)
+    if _SETTINGS_MARK not in (_read_cluster_file(conf) or ""):
+        _write_cluster_file(conf, _SETTINGS, append=True)
         changed = True
     return changed
 
 
-def _give_file_to_db_user(path: Path) -> None:
-    import shutil
+# The cluster's directory belongs to the server's OS user: as root, a file lore writes there could
+# have been replaced by a link to a file of root's. Each is opened without following a link, and
+# written only when it is a regular file with one name, of that user (or lore's own).
+MAX_CLUSTER_FILE = 1024 * 1024
 
-    if _run_as_user():
-        shutil.chown(path, user=OS_USER, group=OS_USER)
+
+def _cluster_fd(path: Path, flags: int) -> int | None:
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise DatabaseError(
+            f"Cannot open {path} safely ({exc.strerror}: a link there is never followed).",
+            f"Remove {path} (lore writes it again) and run `lore db start`.",
+        ) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_uid not in (_db_uid(), os.geteuid()):
+        os.close(fd)
+        raise DatabaseError(
+            f"{path} is not a plain file of the embedded database's user.",
+            f"Remove {path} (lore writes it again) and run `lore db start`.",
+        )
+    return fd
+
+
+def _read_cluster_file(path: Path) -> str | None:
+    fd = _cluster_fd(path, os.O_RDONLY)
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(MAX_CLUSTER_FILE).decode("utf-8", errors="replace")
+
+
+def _write_cluster_file(path: Path, text: str, *, append: bool = False) -> None:
+    fd = _cluster_fd(path, os.O_WRONLY | os.O_CREAT)
+    assert fd is not None  # O_CREAT
+    with os.fdopen(fd, "wb") as handle:
+        if append:
+            handle.seek(0, os.SEEK_END)
+        else:
+            handle.truncate(0)
+        handle.write(text.encode())
+        handle.flush()
+        os.fchmod(handle.fileno(), 0o600)
+        if _run_as_user():  # the server reads it as its own user
+            import pwd
+
+            entry = pwd.getpwnam(OS_USER)
+            os.fchown(handle.fileno(), entry.pw_uid, entry.pw_gid)
 
 
 def _clear_stale_inits(parent: Path) -> None:
@@ -359,8 +489,7 @@ def _init(pgdata: Path) -> None:
     _clear_stale_inits(parent)
     if _run_as_user():
         _ensure_os_user()
-        _make_traversable(parent)
-        _make_traversable(bin_dir())
+        _open_for_db_user(parent)
     work = Path(tempfile.mkdtemp(prefix=_INIT_PREFIX, dir=parent))  # 0700, ours: just created
     try:
         _give_to_db_user(work)
@@ -382,7 +511,7 @@ def _init(pgdata: Path) -> None:
                 f"Could not create the {DB_NAME} database: {made.stdout.strip()[-500:]}",
                 f"Check free space in {parent}, then run `lore db start` again.",
             )
-        (work / READY_MARKER).write_text(f"{DB_NAME}\n")
+        _write_cluster_file(work / READY_MARKER, f"{DB_NAME}\n")
         if pgdata.exists():
             pgdata.rmdir()  # empty (checked by the caller)
         os.rename(work, pgdata)
@@ -442,7 +571,7 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
         sock_dir = _wait_postmaster(pgdata, timeout)
         if not (pgdata / READY_MARKER).exists():  # a cluster made by an older lore
             _ensure_database(sock_dir)
-            (pgdata / READY_MARKER).write_text(f"{DB_NAME}\n")
+            _write_cluster_file(pgdata / READY_MARKER, f"{DB_NAME}\n")
         return make_url(sock_dir)
 
 
