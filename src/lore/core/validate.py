@@ -3,6 +3,7 @@ what and how to fix."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from lore.core import ids
@@ -46,12 +47,21 @@ def text(value: object, field: str, *, max_chars: int, required: bool = True) ->
     stripped = value.strip()
     if not stripped:
         raise InvalidInput(f"{field} is empty.", f"Pass {field} as a non-empty string.")
+    if not any(_visible(ch) for ch in stripped):
+        raise InvalidInput(
+            f"{field} has no visible character (only spaces, zero-width or control characters).",
+            f"Pass {field} as text a person can read.",
+        )
     if len(stripped) > max_chars:
         raise InvalidInput(
             f"{field} is {len(stripped):,} characters; the limit is {max_chars:,}.",
             f"Shorten {field}, or split it into several entries.",
         )
     return stripped
+
+
+def _visible(ch: str) -> bool:
+    return not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Mn", "Me", "Zs", "Zl", "Zp")
 
 
 def body(value: object) -> str:
