@@ -10,7 +10,7 @@ from lore.core.errors import InvalidInput
 
 
 @pytest.mark.parametrize(
-    "value", ["\u200b\u200b\u200b", "\u2060\ufeff", "\u200d\u200c", "\u00a0\u202f", "\u0301"]
+    "value", ["\u200b\u200b\u200b", "\u2060\ufeff", "\u200d\u200c", "\u200b\u00a0\u202f", "\u0301"]
 )
 def test_invisible_text_is_refused_with_the_field(value: str) -> None:
     with pytest.raises(InvalidInput, match="statement has no visible character"):
