@@ -1,6 +1,7 @@
 """One signed-in user cannot starve the others (`lore serve --sign-in`): per-user caps on open MCP
 sessions, requests a second and calls waiting for a reply; past a cap that user alone gets 429 (or
-a tool error saying why), while other users and the same user's hosted hook (`/api`) still work.
+a tool error saying why), while other users (and, below the rate, the same user's hosted hook at
+`/api`) still work. The JSON API counts against the same per-user rate as `/mcp`.
 And all waiting calls of a process share one LISTEN connection.
 
 Before: the session cap was global (one user's 60 sessions got everyone 503), there was no rate
@@ -83,6 +84,20 @@ def test_requests_are_rate_limited_per_user(limited: Server, users: dict[str, st
     assert throttled.json()["error"] in ("rate_limited", "too_many_sessions")
     assert int(throttled.headers["retry-after"]) >= 1
     assert _initialize(limited, users["bob"], project).status_code == 200  # his own budget
+
+
+def test_the_json_api_shares_the_users_rate(limited: Server, users: dict[str, str], project: Path) -> None:
+    """Trust round 3, item 7: signed-in `/api` was outside the per-user limiter (40 threads of one
+    user wrote 1,876 facts unthrottled, and another user's recall went from 5 to 182 ms)."""
+    url = f"{limited.url}/api/facts"
+    where = {"workspace": str(project / "work")}
+    with httpx2.Client(headers=bearer(users["alice"]), timeout=10) as alice:
+        codes = [
+            alice.post(url, params=where, json={"statement": f"fact {i}"}).status_code for i in range(60)
+        ]
+    assert 429 in codes and codes.count(201) >= 10, codes
+    bob = httpx2.get(url, params=where, headers=bearer(users["bob"]), timeout=10)
+    assert bob.status_code == 200  # his own budget
 
 
 async def test_waiting_calls_are_capped_per_user_and_share_one_listen_connection(

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from lore.core import local_secret
 from lore.core.errors import LoreError
 from lore.http import api, guard
-from lore.http.limits import RegistrationGuard, UserLimits
+from lore.http.limits import Buckets, RegistrationGuard, UserLimits, UserRate
 from lore.http.oauth import OAuthProvider
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
 from lore.service import health
@@ -127,16 +127,19 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
 
 
 def _limit_users(app: Starlette, server: MCPServer[Any], env: Mapping[str, str]) -> None:
-    """Per-user limits in front of `/mcp` (lore.http.limits.UserLimits), inside the SDK's bearer
+    """Per-user limits in front of `/mcp` and `/api` (lore.http.limits), inside the SDK's bearer
     authentication so that the user is known."""
+    buckets = Buckets(float(env.get("LORE_USER_RATE", "50")), float(env.get("LORE_USER_BURST", "200")))
     route = _mcp_route(app)
     route.app = UserLimits(
         route.app,
         lambda: set(server.session_manager._server_instances),  # the SDK's live sessions
         sessions=int(env.get("LORE_USER_MAX_SESSIONS", "64")),
-        rate=float(env.get("LORE_USER_RATE", "50")),
-        burst=float(env.get("LORE_USER_BURST", "200")),
+        buckets=buckets,
     )
+    for other in app.routes:  # the JSON API: the same rate, counted together with /mcp's
+        if isinstance(other, Route) and other.path.startswith("/api/"):
+            other.app = UserRate(other.app, buckets)
 
 
 def _mcp_route(app: Starlette) -> Route:

@@ -90,41 +90,60 @@ class RegistrationGuard:
         if wait:
             await refuse(send, 429, "invalid_client_metadata", "too many registrations: try later", wait)
             return
-        await self.app(scope, _capped(receive, MAX_REGISTRATION_BODY), send)
+        body = await _read_capped(receive, MAX_REGISTRATION_BODY)
+        if body is None:  # a streamed (chunked) body past the cap: refused, never half-read by the SDK
+            await refuse(send, 413, "invalid_client_metadata", "registration body over 16 KiB")
+            return
+        await self.app(scope, _replay(body), send)
 
 
-def _capped(receive: Receive, limit: int) -> Receive:
-    """A receive that ends the body (as a disconnect) once more than `limit` bytes arrived."""
+async def _read_capped(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once more than `limit` bytes arrived (or the client left)."""
+    parts: list[bytes] = []
     seen = 0
-
-    async def wrapped() -> Message:
-        nonlocal seen
+    while True:
         message = await receive()
-        if message.get("type") == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                return {"type": "http.disconnect"}
-        return message
+        if message.get("type") != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        seen += len(chunk)
+        if seen > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
 
-    return wrapped
+
+def _replay(body: bytes) -> Receive:
+    """A receive that hands `body` over once, then waits as a connection would."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
 
 
 class UserLimits:
     """In front of `/mcp` in sign-in mode, after the bearer token was checked (scope["user"]): each
-    user may open `sessions` MCP sessions and send `rate` requests a second (bursts of `burst`);
-    past that, 429 with Retry-After for that user alone. The JSON API (the hosted hook, `lore
-    config push`) and everyone else's requests are not counted against them.
+    user may open `sessions` MCP sessions and send requests at the rate of `buckets` (shared with the
+    JSON API, UserRate); past that, 429 with Retry-After for that user alone. Everyone else's
+    requests are not counted against them.
 
     Open sessions are the ids this server handed out (the `mcp-session-id` of each initialize
     answer), minus those the SDK's session manager no longer holds (closed, idle, deleted)."""
 
     def __init__(
-        self, app: ASGIApp, live: Callable[[], set[str]], *, sessions: int, rate: float, burst: float
+        self, app: ASGIApp, live: Callable[[], set[str]], *, sessions: int, buckets: Buckets
     ) -> None:
         self.app = app
         self.live = live  # the session ids the SDK still serves
         self.sessions = sessions
-        self.buckets = Buckets(rate, burst)
+        self.buckets = buckets  # shared with the JSON API (UserRate): one rate per user
         self._open: dict[str, set[str]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -160,6 +179,23 @@ class UserLimits:
             await send(message)
 
         await self.app(scope, receive, noting)
+
+
+class UserRate:
+    """In front of a route of the JSON API in sign-in mode: the same per-user rate as `/mcp` (one
+    Buckets for both), so one user's scripts cannot slow everyone else's calls down."""
+
+    def __init__(self, app: ASGIApp, buckets: Buckets) -> None:
+        self.app, self.buckets = app, buckets
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        user = _user(scope)
+        if scope["type"] == "http" and user is not None:
+            wait = self.buckets.take(user)
+            if wait:
+                await refuse(send, 429, "rate_limited", "too many requests from this user: slow down", wait)
+                return
+        await self.app(scope, receive, send)
 
 
 def _user(scope: Scope) -> str | None:
