@@ -288,3 +288,18 @@ def test_third_party_instruction_files_are_not_imported(
     assert done.returncode == 0 and "1 instruction files" in done.stdout, done.stdout
     bodies = [r[0] for r in conn.execute("SELECT body FROM notes WHERE superseded_at IS NULL")]
     assert bodies == ["The project's own rule."], bodies
+
+
+def test_a_huge_instruction_file_is_refused_whole(
+    tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection
+) -> None:
+    """Trust round 3, item 7: a 20 MB CLAUDE.md became 20,000 notes in 26 s, all queued for embedding.
+    A file over the byte cap, or an import over the section cap, is refused and writes nothing."""
+    repo = _repo(tmp_path, "big", "# Big\n\n" + "".join(f"## S{i}\n\nRule {i}.\n\n" for i in range(3000)))
+    Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "work"\npaths = ["{repo}"]\n')
+    many = _lore(lore_env, repo, "import-instructions")
+    assert many.returncode == 1 and "3,000 sections in one import; the limit is 2,000" in many.stderr
+    (repo / "CLAUDE.md").write_text("# Huge\n\n" + "x" * (2 * 1024 * 1024))
+    huge = _lore(lore_env, repo, "import-instructions")
+    assert huge.returncode == 1 and "is over 1,024 KiB: nothing was imported" in huge.stderr, huge.stderr
+    assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)

@@ -283,9 +283,16 @@ def unsafe(file: Path, root: Path) -> str | None:
     return None
 
 
+# The most one import reads: a file (a memory bank's file or an agent's instruction file is a few
+# KiB; a 20 MB CLAUDE.md became 20,000 notes) and the sections of one import in all.
+MAX_FILE_BYTES = 1024 * 1024
+MAX_SECTIONS = 2_000
+
+
 def read(file: Path) -> str:
     """The text of one file, opened without following a link (a file swapped for one since
-    `files_in` looked is refused, not read) and only when it is a regular file."""
+    `files_in` looked is refused, not read), only when it is a regular file of at most
+    MAX_FILE_BYTES."""
     try:
         fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -294,7 +301,12 @@ def read(file: Path) -> str:
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise InvalidInput(f"Cannot read {file}: not a regular file.", "Make it a readable UTF-8 file.")
-        data = handle.read()
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidInput(
+            f"{file} is over {MAX_FILE_BYTES // 1024:,} KiB: nothing was imported.",
+            "Split it, or import the part agents need (instruction files and memory banks are a few KiB).",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -354,6 +366,11 @@ def apply(
     section): the same file name in another repository is another section). `families`: file key
     -> instruction file family (lore.store.instructions), recorded with each section and its lines;
     `tag` goes on every note."""
+    if len(found) > MAX_SECTIONS:
+        raise InvalidInput(
+            f"{len(found):,} sections in one import; the limit is {MAX_SECTIONS:,}: nothing was imported.",
+            "Import fewer files at once (a folder, not the whole tree), or split the largest ones.",
+        )
     refuse_secrets(found, allow_secret)
     outcome = Outcome()
     families = families or {}
