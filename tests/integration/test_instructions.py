@@ -15,6 +15,8 @@ import psycopg
 import pytest
 from support import cli
 
+from lore.db import migrate
+
 LORE = str(Path(sys.executable).parent / "lore")
 CLAUDE = (
     "# Project\n\n## Commands\n\nmake test runs everything; make lint first.\n\n"
@@ -226,14 +228,14 @@ def test_migration_13_keys_existing_sections_by_their_workspace_and_loses_none(
     was written from, and the next import in that repository adopts it (no new note, no forget)."""
     repo = _repo(tmp_path, "acme", "# Acme\n\n## Deploy\n\nmake ship.\n")
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "work"\npaths = ["{repo}"]\n')
+    # the table as migrations 0005 and 0010 left it (their own statements: the schema ends the same)
     conn.execute("DROP TABLE markdown_sections CASCADE")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
-    conn.execute(
-        "CREATE TABLE markdown_sections (space text NOT NULL, file text NOT NULL, section text NOT NULL, "
-        "lineage bigint NOT NULL, sha256 text NOT NULL, imported_at timestamptz NOT NULL DEFAULT now(), "
-        "first_line integer, last_line integer, family text, PRIMARY KEY (space, file, section))"
-    )
-    conn.execute("CREATE INDEX markdown_sections_instructions ON markdown_sections (space, file, first_line)")
+    migrations = {m.version: m.sql for m in migrate.available()}
+    first = migrations[5]
+    conn.execute(first[first.index("CREATE TABLE markdown_sections") :])
+    added = migrations[10]
+    conn.execute(added[: added.index("-- The instruction sections of a space")])
     conn.execute("DROP FUNCTION lore_instructions_at")
     note = conn.execute(
         "INSERT INTO notes (lineage, space, kind, title, body, tags, source, workspace) VALUES "
@@ -248,8 +250,6 @@ def test_migration_13_keys_existing_sections_by_their_workspace_and_loses_none(
         (note[0],),
     )
     conn.commit()
-    from lore.db import migrate
-
     assert migrate.upgrade(conn) == [v for v in range(13, migrate.latest_version() + 1)]
     assert conn.execute("SELECT root, root_guessed FROM markdown_sections").fetchall() == [
         (str(repo / "src"), True)
