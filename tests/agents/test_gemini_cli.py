@@ -95,6 +95,13 @@ def test_memory_arrives_in_hook_context_and_tools_are_declared(
     runs = [json.loads(line) for line in hook_log.splitlines() if '"gemini"' in line]
     assert runs and runs[-1]["ok"], runs
     assert "dummy-key" not in hook_log
+    # what lore told the agent: the record holds this session and the ids in the text it received
+    recorded = json.loads(lore(project, "log", "--json", "--client", "gemini").stdout)
+    assert len(recorded) == 1 and recorded[0]["session_id"], recorded
+    assert [i for i in recorded[0]["shown"] if f"[{i} " in context] == recorded[0]["shown"] != []
+    assert recorded[0]["text"].strip() in context  # what the mock received, to the character
+    shown = lore(project, "log", "show", str(recorded[0]["id"])).stdout
+    assert shown.rstrip("\n").endswith(recorded[0]["text"].rstrip("\n"))
 
 
 def test_a_tool_call_writes_into_the_projects_space(

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.e2e
 
 PLUGIN = Path(__file__).resolve().parents[2] / "plugin"
 VENV_BIN = str(Path(sys.executable).parent)
+LORE = str(Path(sys.executable).parent / "lore")
 TOOL = "mcp__plugin_lore_lore__{}"
 MORE = "more facts in lore; call recall_facts to see them"
 
@@ -109,6 +110,27 @@ def test_memory_reaches_the_model_and_only_this_workspaces(
     names = tool_names(first)
     for tool in ("remember_fact", "remember_note", "recall_facts", "search_notes", "revise_fact", "forget"):
         assert TOOL.format(tool) in names
+    # (d) the record of it: `lore log` holds this session with the ids the model received, and
+    # `lore log show` prints the text the mock recorded
+    log = subprocess.run(
+        [LORE, "log", "--json"], env=env, cwd=work, capture_output=True, text=True, check=True
+    )
+    recorded = json.loads(log.stdout)
+    assert len(recorded) == 1 and recorded[0]["client"] == "claude-code" and recorded[0]["session_id"]
+    assert (
+        recorded[0]["text"] == block
+        and recorded[0]["shown"]
+        and all(f"[{i} " in block for i in recorded[0]["shown"])
+    )
+    shown = subprocess.run(
+        [LORE, "log", "show", str(recorded[0]["id"])],
+        env=env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.rstrip("\n").endswith(block)
 
 
 def test_database_down_session_completes_and_log_says_why(

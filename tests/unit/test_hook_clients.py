@@ -63,13 +63,13 @@ def test_parse_input_cwd_and_cursor_roots() -> None:
     claude = clients.parse_input(
         '{"session_id":"s","cwd":"/p","hook_event_name":"SessionStart","source":"clear"}'
     )
-    assert claude == clients.HookInput("/p", "clear")
+    assert claude == clients.HookInput("/p", "clear", "s")
     cursor = clients.parse_input('{"workspace_roots": ["/w", "/x"], "hook_event_name": "sessionStart"}')
     assert cursor == clients.HookInput("/w", None)
     copilot = clients.parse_input(  # what Copilot CLI 1.0.102 sends a sessionStart hook
         '{"sessionId":"s","timestamp":1796147767039,"cwd":"/p","source":"new","initialPrompt":"hi"}'
     )
-    assert copilot == clients.HookInput("/p", "new")
+    assert copilot == clients.HookInput("/p", "new", "s")
     assert clients.parse_input("") == clients.HookInput(None, None)
     with pytest.raises(ValueError):
         clients.parse_input("[1, 2]")

@@ -146,6 +146,15 @@ def _parser() -> argparse.ArgumentParser:
     hand = sub.add_parser("handoff", help="what the last agent session here left: its final message, changes")
     hand.add_argument("--workspace", metavar="DIR", help="default: the current directory")
 
+    logs = sub.add_parser("log", help="what lore told your agents: each injection, newest first")
+    logs.add_argument("action", nargs="?", choices=["show"], help="show ID: the exact text an agent received")
+    logs.add_argument("id", nargs="?", help="show: the record's id")
+    logs.add_argument("--client", help="only this agent's (claude-code, gemini, …)")
+    logs.add_argument("--workspace", metavar="DIR", help="only sessions in this directory (or below it)")
+    logs.add_argument("--since", metavar="WHEN", help="only since this ISO date or time")
+    logs.add_argument("--limit", type=int, default=20, help="how many records at most")
+    logs.add_argument("--json", action="store_true", help="as JSON (one object, or a list)")
+
     start = sub.add_parser(
         "session-start", help="the memory an agent gets here before its first prompt (what its hook injects)"
     )

@@ -161,6 +161,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import memory
 
         return memory.handoff(args.workspace)
+    if command == "log":
+        from lore.cli import record
+
+        return record.run(args)
     if command == "session-start":
         from lore.cli import memory
 

@@ -45,6 +45,6 @@ def start(workspace: str | None, client: str) -> int:
     """`lore session-start`: the text an agent of `client` gets before its first prompt here."""
     with runtime() as rt:
         session = rt.command_session(workspace)
-        started = session_start(rt, session, client)
+        started = session_start(rt, session, client, via="cli")
     print(started.text or f"(nothing to inject: space {session.space} holds no facts yet)")
     return 0

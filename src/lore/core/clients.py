@@ -13,6 +13,7 @@ from typing import Any
 class HookInput:
     cwd: str | None
     source: str | None  # startup | resume | clear | compact (None when the client does not say)
+    session_id: str | None = None  # the client's own id for its session (the injection record)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,9 @@ def parse_input(raw: str) -> HookInput:
             cwd = roots[0]
     source = data.get("source")
     return HookInput(
-        cwd if isinstance(cwd, str) and cwd else None, source if isinstance(source, str) else None
+        cwd if isinstance(cwd, str) and cwd else None,
+        source if isinstance(source, str) else None,
+        _first_str(data, _SESSION_KEYS),
     )
 
 

@@ -21,12 +21,15 @@ DEFAULT_MAX_CHARS = 8000
 MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
 DEFAULT_HANDOFF_HOURS = 168  # a handoff older than a week no longer leads the session start
 MAX_HANDOFF_HOURS = 8760
+DEFAULT_RETENTION_DAYS = 90  # the record of what lore told each agent is kept this long
+MAX_RETENTION_DAYS = 3650
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _KNOWN = {
-    "": ("default_space", "space", "database", "session_start", "embedder"),
+    "": ("default_space", "space", "database", "session_start", "embedder", "log"),
     "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
     "database": ("url",),
     "session_start": ("max_chars", "handoff_max_age_hours"),
+    "log": ("retention_days",),
     "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
 }
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -57,6 +60,9 @@ paths = []                          # e.g. ["~/dotfiles", "~/notes"]
 # [session_start]
 # max_chars = 8000                      # 500..9500: budget of the text injected at session start
 # handoff_max_age_hours = 168           # 0..8760: show the last session's handoff this long (0: never)
+
+# [log]
+# retention_days = 90                   # 1..3650: keep the record of what agents were told this long
 """
 
 
@@ -90,6 +96,7 @@ class Config:
     session_start_max_chars: int = DEFAULT_MAX_CHARS
     embedder: EmbedderSettings = EmbedderSettings()
     handoff_max_age_hours: int = DEFAULT_HANDOFF_HOURS
+    retention_days: int = DEFAULT_RETENTION_DAYS  # `lore log`: the injection record's age limit
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -243,8 +250,13 @@ def parse_config(text: str, path: Path) -> Config:
         what = f"session_start.handoff_max_age_hours must be an integer from 0 to {MAX_HANDOFF_HOURS}"
         hint = f"set it to e.g. {DEFAULT_HANDOFF_HOURS} (a week), or 0 to never show the last session"
         raise _error(path, line, f"{what}, not {hours!r}", hint)
+    days = _table(data, "log", loc, path).get("retention_days", DEFAULT_RETENTION_DAYS)
+    if type(days) is not int or not 1 <= days <= MAX_RETENTION_DAYS:
+        line = loc.key_line(loc.region("log"), "retention_days")
+        what = f"log.retention_days must be an integer from 1 to {MAX_RETENTION_DAYS}"
+        raise _error(path, line, f"{what}, not {days!r}", f"set it to e.g. {DEFAULT_RETENTION_DAYS}")
     embedder = _embedder(data, loc, path)
-    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours)
+    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours, days)
 
 
 def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:

@@ -41,6 +41,7 @@ class Rendered:
     shown: int
     omitted: int
     handoff_chars: int = 0  # what the "Last session here" block took of the text (0: none)
+    instructions_shown: int = 0  # instruction sections listed (the first ones given)
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,7 @@ def session_start(
     opening = _fence_open(space)
     tail = [status_line] if status_line else []
     lines: list[str] = []
+    sections_shown = 0
     used = size(opening) + size(_FENCE_CLOSE) + sum(size(t) + 1 for t in tail)
     if last is not None:
         reserve = size(more_line(total)) + 1 if total else 0
@@ -327,6 +329,7 @@ def session_start(
     if instructions:
         reserve = size(more_line(total)) + 1 if total else 0
         listed = instruction_lines(instructions, min(INSTRUCTIONS_MAX_CHARS, max_chars - used - reserve - 1))
+        sections_shown = sum(1 for line in listed if line.startswith("- "))
         lines += listed
         used += sum(size(line) + 1 for line in listed)
     block = len(lines)
@@ -351,7 +354,7 @@ def session_start(
         text = more_line(total)[:max_chars]
         return Rendered(text, 0, total)
     handoff_chars = sum(size(line) + 1 for line in lines[:handoff_block])
-    return Rendered(text, shown, omitted, handoff_chars)
+    return Rendered(text, shown, omitted, handoff_chars, sections_shown)
 
 
 def recall(

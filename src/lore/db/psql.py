@@ -7,10 +7,13 @@ document, which is returned parsed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import select
 import subprocess
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,13 +21,10 @@ from lore.core.errors import StoreError
 from lore.db.embedded import bin_dir
 
 
-def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: float) -> Any:
-    """Run a psql script whose last statement prints one JSON document; return it parsed.
-    `timeout_ms` is set from `timeout` for the script's `SET statement_timeout`.
-
-    A password in `url` never goes on psql's command line, which every local user can read (`ps`,
-    /proc/<pid>/cmdline): it is taken out of the URL and passed as PGPASSWORD in the child's own
-    environment, which only its user (and root) can read."""
+def _command(url: str, variables: Mapping[str, str], timeout: float) -> tuple[list[str], dict[str, str]]:
+    """psql's argv and environment. A password in `url` never goes on psql's command line, which
+    every local user can read (`ps`, /proc/<pid>/cmdline): it is taken out of the URL and passed as
+    PGPASSWORD in the child's own environment, which only its user (and root) can read."""
     target, password = _password_apart(url)
     args = [str(bin_dir() / "psql"), "-X", "-q", "-A", "-t"]
     if target:
@@ -38,6 +38,13 @@ def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: f
     }
     if password is not None:
         env["PGPASSWORD"] = password
+    return args, env
+
+
+def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: float) -> Any:
+    """Run a psql script whose last statement prints one JSON document; return it parsed.
+    `timeout_ms` is set from `timeout` for the script's `SET statement_timeout`."""
+    args, env = _command(url, variables, timeout)
     try:
         done = subprocess.run(args, input=script, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
@@ -45,6 +52,88 @@ def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: f
     if done.returncode != 0:
         raise StoreError(" ".join(done.stderr.split())[:300] or f"psql exited {done.returncode}")
     return json.loads(done.stdout)
+
+
+class Session:
+    """One psql process for a read and a write after it: the same connection, no second process.
+    `read(script)` sends a script whose last statement prints one JSON document on one line and
+    returns it parsed; `finish(script)` sends the last statement (its output is not read), ends psql
+    and waits at most `timeout`; a psql still running then is killed. Used as a context manager."""
+
+    def __init__(self, url: str, variables: Mapping[str, str], *, timeout: float) -> None:
+        args, env = _command(url, variables, timeout)
+        self._proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+
+    def read(self, script: str, *, timeout: float) -> Any:
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(script.encode())
+            proc.stdin.flush()
+        except OSError:
+            raise StoreError(self._failure()) from None
+        deadline = time.monotonic() + timeout
+        line = b""
+        fd = proc.stdout.fileno()
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self.kill()
+                raise StoreError(f"database did not answer within {timeout:.2f}s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:  # psql ended: its error is on stderr
+                raise StoreError(self._failure())
+            line += chunk
+        return json.loads(line)
+
+    def finish(self, script: str, *, timeout: float) -> None:
+        proc = self._proc
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(script.encode())
+            proc.stdin.close()
+            code = proc.wait(timeout=max(0.01, timeout))
+        except (OSError, subprocess.TimeoutExpired):
+            self.kill()
+            raise StoreError(f"the database did not take the write within {timeout:.2f}s") from None
+        if code != 0:
+            raise StoreError(self._failure())
+
+    def _failure(self) -> str:
+        self.kill()
+        err = self._proc.stderr.read() if self._proc.stderr is not None else b""
+        return " ".join(err.decode(errors="replace").split())[:300] or f"psql exited {self._proc.returncode}"
+
+    def kill(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.kill()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(OSError):  # a pipe to a psql that is gone: nothing to flush
+                    stream.close()
+
+
+def dollar_quoted(text: str) -> str:
+    """`text` as a dollar-quoted SQL literal under a tag it does not contain (64 random bits): how a
+    document travels in a script (stdin), never in psql's arguments."""
+    tag = f"$h{os.urandom(8).hex()}$"
+    while tag in text:
+        tag = f"$h{os.urandom(8).hex()}$"
+    return f"{tag}{text}{tag}"
 
 
 _CONNINFO_PASSWORD = re.compile(r"(?:^|\s+)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")

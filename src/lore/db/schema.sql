@@ -328,6 +328,36 @@ $$;
 
 
 --
+-- Name: lore_injection_record(jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_injection_record(r jsonb, retention_days integer) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    made bigint;
+BEGIN
+    INSERT INTO injections (kind, via, client, session_id, workspace, space, readable, shown, cut, handoff,
+                            instructions, chars, budget, duration_ms, text)
+    VALUES (r->>'kind', r->>'via', left(r->>'client', 200), left(r->>'session_id', 200),
+            left(r->>'workspace', 4096), r->>'space',
+            ARRAY(SELECT jsonb_array_elements_text(r->'readable')),
+            ARRAY(SELECT jsonb_array_elements_text(r->'shown')),
+            ARRAY(SELECT jsonb_array_elements_text(r->'cut')),
+            (r->>'handoff')::bigint,
+            ARRAY(SELECT jsonb_array_elements_text(r->'instructions')),
+            (r->>'chars')::integer, (r->>'budget')::integer, (r->>'duration_ms')::integer,
+            left(r->>'text', 10000))
+    RETURNING id INTO made;
+    DELETE FROM injections WHERE id IN (
+        SELECT id FROM injections WHERE at < now() - make_interval(days => retention_days) LIMIT 100);
+    DELETE FROM retrievals WHERE id IN (
+        SELECT id FROM retrievals WHERE at < now() - make_interval(days => retention_days) LIMIT 100);
+    RETURN made;
+END $$;
+
+
+--
 -- Name: lore_instructions_at(text, text, text[], integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -432,6 +462,24 @@ CREATE FUNCTION public.lore_unread_since(p_space text, p_after bigint, p_limit i
     WHERE m.to_space = p_space AND m.read_at IS NULL AND m.id > p_after
     ORDER BY m.id
     LIMIT p_limit
+$$;
+
+
+--
+-- Name: lore_usage(text[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_usage(p_spaces text[], p_ids text[]) RETURNS TABLE(item text, shown bigint, cut bigint, returned bigint, irrelevant bigint, last_shown timestamp with time zone, last_returned timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT i.item,
+           (SELECT count(*) FROM injections j WHERE j.shown @> ARRAY[i.item] AND j.space = ANY(p_spaces)),
+           (SELECT count(*) FROM injections j WHERE j.cut @> ARRAY[i.item] AND j.space = ANY(p_spaces)),
+           (SELECT count(*) FROM retrievals r WHERE r.returned @> ARRAY[i.item] AND r.space = ANY(p_spaces)),
+           (SELECT count(*) FROM irrelevant x WHERE 'n_' || x.note = i.item AND x.space = ANY(p_spaces)),
+           (SELECT max(j.at) FROM injections j WHERE j.shown @> ARRAY[i.item] AND j.space = ANY(p_spaces)),
+           (SELECT max(r.at) FROM retrievals r WHERE r.returned @> ARRAY[i.item] AND r.space = ANY(p_spaces))
+    FROM unnest(p_ids) AS i(item)
 $$;
 
 
@@ -604,6 +652,51 @@ ALTER TABLE public.forget_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 ALTER TABLE public.handoffs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME public.handoffs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: injections; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.injections (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    kind text NOT NULL,
+    via text NOT NULL,
+    client text NOT NULL,
+    session_id text,
+    workspace text NOT NULL,
+    space text NOT NULL,
+    readable text[] NOT NULL,
+    shown text[] NOT NULL,
+    cut text[] NOT NULL,
+    handoff bigint,
+    instructions text[] NOT NULL,
+    chars integer NOT NULL,
+    budget integer NOT NULL,
+    duration_ms integer NOT NULL,
+    text text NOT NULL,
+    CONSTRAINT injections_client_check CHECK ((length(client) <= 200)),
+    CONSTRAINT injections_kind_check CHECK ((kind = ANY (ARRAY['session-start'::text, 'prompt'::text]))),
+    CONSTRAINT injections_session_id_check CHECK ((length(session_id) <= 200)),
+    CONSTRAINT injections_text_check CHECK ((length(text) <= 10000)),
+    CONSTRAINT injections_via_check CHECK ((via = ANY (ARRAY['hook'::text, 'api'::text, 'cli'::text]))),
+    CONSTRAINT injections_workspace_check CHECK ((length(workspace) <= 4096))
+);
+
+
+--
+-- Name: injections_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.injections ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.injections_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -837,6 +930,33 @@ ALTER TABLE public.purge_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: retrievals; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.retrievals (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    space text NOT NULL,
+    client text NOT NULL,
+    returned text[] NOT NULL
+);
+
+
+--
+-- Name: retrievals_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.retrievals ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.retrievals_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: schema_migrations; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1021,6 +1141,14 @@ ALTER TABLE ONLY public.handoffs
 
 
 --
+-- Name: injections injections_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.injections
+    ADD CONSTRAINT injections_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: irrelevant irrelevant_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1082,6 +1210,14 @@ ALTER TABLE ONLY public.oauth_requests
 
 ALTER TABLE ONLY public.purge_log
     ADD CONSTRAINT purge_log_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: retrievals retrievals_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.retrievals
+    ADD CONSTRAINT retrievals_pkey PRIMARY KEY (id);
 
 
 --
@@ -1218,6 +1354,34 @@ CREATE INDEX handoffs_recent ON public.handoffs USING btree (space, updated_at D
 
 
 --
+-- Name: injections_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX injections_at ON public.injections USING btree (at);
+
+
+--
+-- Name: injections_cut; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX injections_cut ON public.injections USING gin (cut);
+
+
+--
+-- Name: injections_shown; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX injections_shown ON public.injections USING gin (shown);
+
+
+--
+-- Name: injections_space_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX injections_space_at ON public.injections USING btree (space, at DESC);
+
+
+--
 -- Name: irrelevant_by_space; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1306,6 +1470,20 @@ CREATE INDEX notes_tsv ON public.notes USING gin (tsv);
 --
 
 CREATE INDEX notes_unembedded ON public.notes USING btree (version_id) WHERE ((embedding IS NULL) AND (superseded_at IS NULL));
+
+
+--
+-- Name: retrievals_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX retrievals_at ON public.retrievals USING btree (at);
+
+
+--
+-- Name: retrievals_returned; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX retrievals_returned ON public.retrievals USING gin (returned);
 
 
 --

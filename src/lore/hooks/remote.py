@@ -37,11 +37,14 @@ def opener() -> Any:
     return urllib.request.build_opener(Refuse)
 
 
-def fetch(base_url: str, token: str, workspace: str, client: str, *, timeout: float) -> Remote:
+def fetch(
+    base_url: str, token: str, workspace: str, client: str, *, timeout: float, session_id: str | None = None
+) -> Remote:
     import urllib.error
     import urllib.request
 
-    url = f"{base_url.rstrip('/')}/api/session-start?{urlencode({'workspace': workspace, 'client': client})}"
+    query = {"workspace": workspace, "client": client} | ({"session_id": session_id} if session_id else {})
+    url = f"{base_url.rstrip('/')}/api/session-start?{urlencode(query)}"
     headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
     if token:
         headers["Authorization"] = f"Bearer {token}"

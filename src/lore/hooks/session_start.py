@@ -12,12 +12,12 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lore.core import clients, render, session_start
+from lore.core import clients, injection, render, session_start
 from lore.core import hooklog as log
-from lore.core.config import load_config
-from lore.core.errors import HookFailure, RemoteError
+from lore.core.config import Config, load_config
+from lore.core.errors import HookFailure, LoreError, RemoteError
 from lore.core.redact import redact
-from lore.core.session import build
+from lore.core.session import SessionContext, build
 from lore.core.workspace import WorkspaceSignal
 from lore.db import embedded, snapshot
 from lore.hooks import guard
@@ -42,7 +42,7 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     if not hook_input.cwd:
         raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
     if env.get("LORE_URL", "").strip():
-        return _run_remote(adapter, client_name, hook_input.cwd, env, started)
+        return _run_remote(adapter, client_name, hook_input.cwd, env, started, hook_input.session_id)
     config = load_config(env)
     session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
@@ -54,11 +54,51 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
         )
     remaining = guard.remaining(started, env)
     wanted = session_start.request(session, config, client_name)
-    snap = snapshot.read(url, wanted, timeout=max(0.05, remaining - 0.05))
-    out = session_start.compose(snap, session, config, client_name)
-    handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
-    where = f"space {session.space} ({session.resolved.rule})"
-    return _injected(adapter, client_name, env, started, where, out.text, out.shown, out.omitted, handoff)
+    with snapshot.reading(url, wanted, timeout=max(0.05, remaining - 0.05)) as read:
+        out = session_start.compose(read.snapshot, session, config, client_name)
+        handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
+        where = f"space {session.space} ({session.resolved.rule})"
+        printed = _injected(
+            adapter, client_name, env, started, where, out.text, out.shown, out.omitted, handoff
+        )
+        _record(read, out, session, config, client_name, hook_input.session_id, env, started)
+    return printed
+
+
+def _record(
+    read: snapshot.Reading,
+    out: render.Rendered,
+    session: SessionContext,
+    config: Config,
+    client_name: str,
+    session_id: str | None,
+    env: Mapping[str, str],
+    started: float,
+) -> None:
+    """The record of what was injected (`lore log`), by the psql that read it. Never fails or holds
+    the hook past its deadline: a record that cannot be written is a line in the hook log."""
+    left = guard.remaining(started, env) - 0.05
+    if not out.text:
+        return
+    if left <= 0.01:
+        log.append(client_name, "record", False, "injection not recorded: the soft deadline is near", env)
+        return
+    budget = render.clamp_budget(config.session_start_max_chars, client_name)
+    row = injection.session_start_row(
+        read.snapshot,
+        out,
+        session,
+        client_name,
+        via="hook",
+        session_id=session_id,
+        budget=budget,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+    try:
+        read.record(row, config.retention_days, timeout=left)
+    except (LoreError, ValueError, OSError) as exc:
+        reason = exc.message if isinstance(exc, LoreError) else str(exc)
+        log.append(client_name, "record", False, f"injection not recorded: {reason}", env)
 
 
 def _injected(
@@ -83,7 +123,12 @@ def _injected(
 
 
 def _run_remote(
-    adapter: clients.ClientHook, client_name: str, cwd: str, env: Mapping[str, str], started: float
+    adapter: clients.ClientHook,
+    client_name: str,
+    cwd: str,
+    env: Mapping[str, str],
+    started: float,
+    session_id: str | None,
 ) -> str:
     """Hosted mode: the server resolves the space and renders; same deadline, budget and silence."""
     from lore.hooks import remote
@@ -96,6 +141,7 @@ def _run_remote(
             cwd,
             client_name,
             timeout=max(0.05, remaining - 0.05),
+            session_id=session_id,  # the server records the injection under the client's session
         )
     except RemoteError as exc:
         raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None

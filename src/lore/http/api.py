@@ -142,7 +142,9 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
     async def session_start_text(request: Request) -> Response:
         client = client_of(request.query_params.get("client", "claude-code"))
         session = await _session(request, client)
-        started = await state.call(session_start, session, client)
+        started = await state.call(
+            session_start, session, client, via="api", session_id=request.query_params.get("session_id")
+        )
         return JSONResponse(
             {
                 "text": started.text,
@@ -150,6 +152,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 "shown": started.rendered.shown,
                 "omitted": started.rendered.omitted,
                 "total": started.total,
+                "record": started.record,
             }
         )
 

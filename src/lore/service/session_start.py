@@ -4,21 +4,25 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
-from lore.core import render
+import psycopg
+
+from lore.core import injection, render
 from lore.core.clients import CLIENTS
 from lore.core.errors import InvalidInput
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot, compose, request
 from lore.service.runtime import Runtime
-from lore.store import snapshot
+from lore.store import injections, snapshot
 
 
 @dataclass(frozen=True)
 class Started:
     rendered: render.Rendered
     snapshot: Snapshot
+    record: int | None = None  # the id of its record (`lore log show ID`); None: nothing injected
 
     @property
     def text(self) -> str:
@@ -36,8 +40,33 @@ def client_of(value: object) -> str:
     return value
 
 
-def session_start(rt: Runtime, session: SessionContext, client: str) -> Started:
+def session_start(
+    rt: Runtime, session: SessionContext, client: str, *, via: str, session_id: str | None = None
+) -> Started:
+    """The text for `client` here, read and recorded (`lore log`) in one transaction. `via`: who
+    asks (`api`: the hosted hook; `cli`: `lore session-start`)."""
+    started = time.monotonic()
     config = rt.config()
     wanted = request(session, config, client_of(client))
-    snap = rt.transact(lambda c: snapshot.read(c, wanted))
-    return Started(compose(snap, session, config, client), snap)
+
+    def read(conn: psycopg.Connection) -> tuple[Snapshot, render.Rendered, int | None]:
+        snap = snapshot.read(conn, wanted)
+        out = compose(snap, session, config, client)
+        made = None
+        if out.text:
+            row = injection.session_start_row(
+                snap,
+                out,
+                session,
+                client,
+                via=via,
+                session_id=session_id[:200] if session_id else None,
+                budget=render.clamp_budget(config.session_start_max_chars, client),
+                duration_ms=int((time.monotonic() - started) * 1000),
+            )
+            with conn.transaction():
+                made = injections.record(conn, row, config.retention_days)
+        return snap, out, made
+
+    snap, out, made = rt.transact(read)
+    return Started(out, snap, made)

@@ -1,0 +1,81 @@
+"""The record of what lore told an agent (`injections`, migration 0014): built here from what a
+session start read and rendered, for the local hook (written through psql) and the service (through
+psycopg) alike, and read back by `lore log` and the web UI. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lore.core import render
+from lore.core.rows import Fact
+from lore.core.session import SessionContext
+from lore.core.session_start import Snapshot
+
+MAX_TEXT = 10_000
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One row of `injections`."""
+
+    id: int
+    at: datetime
+    kind: str  # session-start | prompt
+    via: str  # hook | api | cli
+    client: str
+    session_id: str | None
+    workspace: str
+    space: str
+    readable: list[str]
+    shown: list[str]  # public ids, in the order shown
+    cut: list[str]  # facts read but left out by the budget
+    handoff: int | None
+    instructions: list[str]
+    chars: int
+    budget: int
+    duration_ms: int
+    text: str
+
+
+def shown_and_cut(
+    facts: Sequence[Fact], workspace_name: str | None, shown: int
+) -> tuple[list[str], list[str]]:
+    """The ids of the facts a session-start text showed, in its order, and of those it cut."""
+    ordered = render.order(facts, workspace_name)
+    return [f.id for f in ordered[:shown]], [f.id for f in ordered[shown:]]
+
+
+def session_start_row(
+    snapshot: Snapshot,
+    out: render.Rendered,
+    session: SessionContext,
+    client: str,
+    *,
+    via: str,
+    session_id: str | None,
+    budget: int,
+    duration_ms: int,
+) -> dict[str, Any]:
+    """The record of one session start, as `lore_injection_record` takes it."""
+    shown, cut = shown_and_cut(snapshot.facts, session.workspace_name, out.shown)
+    last = snapshot.last
+    return {
+        "kind": "session-start",
+        "via": via,
+        "client": client,
+        "session_id": session_id,
+        "workspace": str(session.signal.path),
+        "space": session.space,
+        "readable": list(session.readable),
+        "shown": shown,
+        "cut": cut,
+        "handoff": last.handoff.id if last is not None and out.handoff_chars else None,
+        "instructions": [s.note_id for s in snapshot.instructions[: out.instructions_shown]],
+        "chars": render.size(out.text),
+        "budget": budget,
+        "duration_ms": duration_ms,
+        "text": out.text[:MAX_TEXT],
+    }

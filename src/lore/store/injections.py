@@ -1,0 +1,115 @@
+"""The record of what lore told each agent (migration 0014): written by lore_injection_record (the
+local hook calls it through psql, the service through psycopg), listed by `lore log` and the web UI,
+scrubbed by `lore purge`. And what search_notes returned (`retrievals`): the usage counts of every
+fact and note (lore_usage) come from these two tables and `irrelevant`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from lore.core.injection import Injection
+
+_COLUMNS = (
+    "id, at, kind, via, client, session_id, workspace, space, readable, shown, cut, handoff, instructions, "
+    "chars, budget, duration_ms, text"
+)
+
+
+def record(conn: psycopg.Connection, row: Mapping[str, Any], retention_days: int) -> int:
+    """Write one injection (and drop records past the retention); returns its id."""
+    found = conn.execute(
+        "SELECT lore_injection_record(%s::jsonb, %s)", (Jsonb(dict(row)), retention_days)
+    ).fetchone()
+    assert found is not None
+    return int(found[0])
+
+
+def recent(
+    conn: psycopg.Connection,
+    spaces: Sequence[str],
+    *,
+    client: str | None = None,
+    workspace: str | None = None,
+    since: datetime | None = None,
+    limit: int = 50,
+) -> list[Injection]:
+    """The latest injections into `spaces`, newest first."""
+    with conn.cursor(row_factory=class_row(Injection)) as cur:
+        cur.execute(
+            f"""SELECT {_COLUMNS} FROM injections
+                WHERE space = ANY(%(spaces)s) AND (%(client)s::text IS NULL OR client = %(client)s)
+                  AND (%(workspace)s::text IS NULL OR workspace = %(workspace)s
+                       OR starts_with(workspace, rtrim(%(workspace)s, '/') || '/'))
+                  AND (%(since)s::timestamptz IS NULL OR at >= %(since)s)
+                ORDER BY at DESC, id DESC LIMIT %(limit)s""",
+            {
+                "spaces": list(spaces),
+                "client": client,
+                "workspace": workspace,
+                "since": since,
+                "limit": limit,
+            },
+        )
+        return cur.fetchall()
+
+
+def get(conn: psycopg.Connection, spaces: Sequence[str], injection_id: int) -> Injection | None:
+    with conn.cursor(row_factory=class_row(Injection)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM injections WHERE id = %s AND space = ANY(%s)",
+            (injection_id, list(spaces)),
+        )
+        return cur.fetchone()
+
+
+def returned(conn: psycopg.Connection, space: str, client: str, ids: Sequence[str]) -> None:
+    """What one search_notes call returned (ids only; never the query)."""
+    if ids:
+        conn.execute(
+            "INSERT INTO retrievals (space, client, returned) VALUES (%s, %s, %s)", (space, client, list(ids))
+        )
+
+
+@dataclass(frozen=True)
+class Usage:
+    item: str
+    shown: int
+    cut: int
+    returned: int
+    irrelevant: int
+    last_shown: datetime | None
+    last_returned: datetime | None
+
+
+def usage(conn: psycopg.Connection, spaces: Sequence[str], ids: Sequence[str]) -> dict[str, Usage]:
+    """How each item was used: shown at session start, cut, returned by search, marked irrelevant."""
+    if not ids:
+        return {}
+    with conn.cursor(row_factory=class_row(Usage)) as cur:
+        cur.execute("SELECT * FROM lore_usage(%s, %s)", (list(spaces), list(ids)))
+        return {u.item: u for u in cur.fetchall()}
+
+
+def scrub(conn: psycopg.Connection, item: str) -> int:
+    """`lore purge`: the item leaves the record (its id from every list, its lines from the texts);
+    returns how many records held it."""
+    cur = conn.execute(
+        """UPDATE injections SET shown = array_remove(shown, %(item)s), cut = array_remove(cut, %(item)s),
+                  instructions = array_remove(instructions, %(item)s),
+                  text = regexp_replace(text, '^[^\\n]*\\m' || %(item)s || '\\M[^\\n]*(\\n|$)', '', 'gn')
+           WHERE shown @> ARRAY[%(item)s] OR cut @> ARRAY[%(item)s] OR instructions @> ARRAY[%(item)s]
+              OR position(%(item)s IN text) > 0""",
+        {"item": item},
+    )
+    conn.execute(
+        "UPDATE retrievals SET returned = array_remove(returned, %(item)s) WHERE returned @> ARRAY[%(item)s]",
+        {"item": item},
+    )
+    return cur.rowcount

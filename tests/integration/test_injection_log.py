@@ -1,0 +1,101 @@
+"""What lore told your agent (issue "What lore told your agent, and why"): every session start is
+recorded, by the hook's own psql after its read, and `lore log` shows exactly what was sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import psycopg
+import pytest
+from integration.test_hook import context, hook
+from support import cli
+
+from lore.core.session import Origin
+from lore.store import facts, purge
+
+
+@pytest.fixture
+def work(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    where = tmp_path / "acme-api"
+    where.mkdir()
+    subprocess.run(["git", "init", "-q", str(where)], check=True)
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "other"\n[[space]]\nid = "work"\npaths = ["{where}"]\n'
+        '[[space]]\nid = "other"\npaths = []\n[session_start]\nmax_chars = 600\n'
+    )
+    return where, lore_env
+
+
+def _log(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return cli.run("log", *args, env=env, cwd=Path(env["HOME"]))
+
+
+def test_the_hook_records_what_it_sent_and_lore_log_shows_it(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    where, env = work
+    here = Origin("work", "cli", str(where))
+    made = [
+        facts.remember(conn, here, f"fact number {i} about the deploy pipeline", subject="acme-api")
+        for i in range(30)
+    ]
+    conn.commit()
+    text = context(hook(env, {"cwd": str(where), "source": "startup", "session_id": "sess-42"}))
+    listed = json.loads(_log(env, "--json").stdout)
+    assert len(listed) == 1
+    record = listed[0]
+    assert record["client"] == "claude-code" and record["session_id"] == "sess-42" and record["via"] == "hook"
+    assert record["space"] == "work" and record["workspace"] == str(where) and record["text"] == text
+    assert record["shown"] and all(f"[{i} " in text or f"[{i}]" in text for i in record["shown"])
+    assert set(record["shown"]) | set(record["cut"]) == {f.id for f in made}  # the budget cut the rest
+    assert record["chars"] <= record["budget"] == 600
+    shown = _log(env, "show", str(record["id"]))
+    assert shown.returncode == 0 and shown.stdout.rstrip("\n").endswith(text)
+    assert f"cut by the budget: {', '.join(record['cut'])}" in shown.stdout
+    one = _log(env)
+    assert f"#{record['id']}" in one.stdout and "claude-code" in one.stdout
+
+    # purged: gone from the record, its line out of the text
+    victim = record["shown"][0]
+    purge.purge(conn, victim, "tester")
+    conn.commit()
+    after = json.loads(_log(env, "show", str(record["id"]), "--json").stdout)
+    assert victim not in after["shown"] and f"[{victim} " not in after["text"]
+
+
+def test_a_record_that_cannot_be_written_never_costs_the_injection(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    where, env = work
+    facts.remember(conn, Origin("work", "cli", str(where)), "deploys with make ship")
+    conn.execute("ALTER TABLE injections ADD CONSTRAINT no_more CHECK (false) NOT VALID")
+    conn.commit()
+    try:
+        text = context(hook(env, {"cwd": str(where), "source": "startup"}))
+        assert "make ship" in text
+        lines = [
+            json.loads(x) for x in (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
+        ]
+        assert lines[-2]["event"] == "session-start" and lines[-2]["ok"]
+        assert lines[-1]["event"] == "record" and not lines[-1]["ok"] and "no_more" in lines[-1]["detail"]
+    finally:
+        conn.execute("ALTER TABLE injections DROP CONSTRAINT no_more")
+        conn.commit()
+
+
+def test_records_past_the_retention_are_deleted_by_lore(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    where, env = work
+    facts.remember(conn, Origin("work", "cli", str(where)), "deploys with make ship")
+    conn.commit()
+    context(hook(env, {"cwd": str(where), "source": "startup"}))
+    conn.execute("UPDATE injections SET at = now() - interval '91 days'")
+    conn.commit()
+    context(hook(env, {"cwd": str(where), "source": "startup"}))
+    assert conn.execute("SELECT count(*), min(at) > now() - interval '1 day' FROM injections").fetchone() == (
+        1,
+        True,
+    )
