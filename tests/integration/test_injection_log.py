@@ -56,6 +56,9 @@ def test_the_hook_records_what_it_sent_and_lore_log_shows_it(
     assert f"cut by the budget: {', '.join(record['cut'])}" in shown.stdout
     one = _log(env)
     assert f"#{record['id']}" in one.stdout and "claude-code" in one.stdout
+    usage = cli.run("facts", "list", "--usage", env=env, cwd=where).stdout
+    assert f"{record['shown'][0]:<8} shown in 1 session, last just now" in usage
+    assert f"{record['cut'][0]:<8} shown in 0 sessions, cut 1 time" in usage
 
     # purged: gone from the record, its line out of the text
     victim = record["shown"][0]

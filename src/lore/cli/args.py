@@ -129,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
         v = verbs.add_parser(verb, help=what)
         if verb == "history":
             v.add_argument("id", help="the fact, f_N")
+        else:
+            v.add_argument("--usage", action="store_true", help="how often each was shown, cut, returned")
         v.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
     for verb in ("add", "revise"):
         v = verbs.add_parser(
@@ -145,6 +147,18 @@ def _parser() -> argparse.ArgumentParser:
 
     hand = sub.add_parser("handoff", help="what the last agent session here left: its final message, changes")
     hand.add_argument("--workspace", metavar="DIR", help="default: the current directory")
+
+    find = sub.add_parser(
+        "search", help="search notes as search_notes does; --explain says why each came or went"
+    )
+    find.add_argument("query", help="what to look for")
+    find.add_argument(
+        "--explain", action="store_true", help="every candidate: ranks, scores, threshold, why dropped"
+    )
+    find.add_argument("--kind", action="append", dest="kinds", metavar="KIND", help="only notes of this kind")
+    find.add_argument("--limit", type=int, default=5, help="at most this many hits (1-20)")
+    find.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    find.add_argument("--json", action="store_true", help="as JSON")
 
     logs = sub.add_parser("log", help="what lore told your agents: each injection, newest first")
     logs.add_argument("action", nargs="?", choices=["show"], help="show ID: the exact text an agent received")

@@ -156,11 +156,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     if command == "facts":
         from lore.cli import memory
 
-        return memory.facts(args.action, getattr(args, "id", None), args.workspace)
+        return memory.facts(
+            args.action, getattr(args, "id", None), args.workspace, getattr(args, "usage", False)
+        )
     if command == "handoff":
         from lore.cli import memory
 
         return memory.handoff(args.workspace)
+    if command == "search":
+        from lore.cli import find
+
+        return find.run(args)
     if command == "log":
         from lore.cli import record
 

@@ -3,9 +3,11 @@ through the same use cases as the tools (lore.service)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from lore.cli.context import runtime
-from lore.core import render
-from lore.service import handoffs, memory
+from lore.core import injection, render
+from lore.service import handoffs, log, memory
 from lore.service.session_start import session_start
 
 # A person at a terminal reads the whole recall (the same facts, in the same order, as recall_facts
@@ -29,7 +31,7 @@ def handoff(workspace: str | None) -> int:
     return 0
 
 
-def facts(action: str, item: str | None, workspace: str | None) -> int:
+def facts(action: str, item: str | None, workspace: str | None, usage: bool = False) -> int:
     with runtime() as rt:
         session = rt.command_session(workspace)
         if action == "history":
@@ -37,7 +39,14 @@ def facts(action: str, item: str | None, workspace: str | None) -> int:
                 end = v.superseded_at.isoformat() if v.superseded_at else "current"
                 print(f"{v.recorded_at.isoformat()} → {end}  {render.fact_line(v)} ({v.source})")
             return 0
-        print(memory.recall(rt, session).text(TERMINAL_MAX_CHARS))
+        found = memory.recall(rt, session)
+        print(found.text(TERMINAL_MAX_CHARS))
+        if usage and found.facts:
+            counts = log.usage(rt, session.readable, [f.id for f in found.facts])
+            now = datetime.now(UTC)
+            print("\nUsage (session starts since the record began; `lore log` lists them):")
+            for fact in found.facts:
+                print(f"  {fact.id:<8} {injection.usage_line(counts.get(fact.id), now)}")
     return 0
 
 

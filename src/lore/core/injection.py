@@ -79,3 +79,30 @@ def session_start_row(
         "duration_ms": duration_ms,
         "text": out.text[:MAX_TEXT],
     }
+
+
+@dataclass(frozen=True)
+class Usage:
+    item: str
+    shown: int
+    cut: int
+    returned: int
+    irrelevant: int
+    last_shown: datetime | None
+    last_returned: datetime | None
+
+
+def usage_line(used: Usage | None, now: datetime) -> str:
+    """`shown in 14 sessions, last 2 h ago, cut 3 times`, or that it was never shown."""
+    if used is None or not (used.shown or used.cut or used.returned):
+        return "never shown nor returned yet"
+    parts = [f"shown in {render.counted(used.shown, 'session')}"]
+    if used.last_shown is not None:
+        parts[-1] += f", last {render.ago(used.last_shown, now)}"
+    if used.cut:
+        parts.append(f"cut {used.cut} time{'s' if used.cut != 1 else ''}")
+    if used.returned:
+        parts.append(f"returned by search {used.returned} time{'s' if used.returned != 1 else ''}")
+    if used.irrelevant:
+        parts.append(f"marked irrelevant {used.irrelevant} time{'s' if used.irrelevant != 1 else ''}")
+    return ", ".join(parts)

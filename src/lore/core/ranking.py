@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
 KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
@@ -120,6 +120,86 @@ def threshold(
         return []
     floor = relative * max(r.score for r in evident)
     return [r for r in evident if r.score >= floor and r.score > 0]
+
+
+def relevance_floor(
+    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
+) -> float:
+    """The score `threshold` cuts at (0 when nothing has evidence)."""
+    evident = [
+        r.score for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
+    ]
+    return relative * max(evident) if evident else 0.0
+
+
+@dataclass
+class Trace:
+    """What one search saw, filled in by lore.store.search.search when asked (`lore search
+    --explain`): both lists of candidates, the fused scores, the cut, what was rejected, the hits."""
+
+    keyword: list[Candidate] = field(default_factory=list)
+    vector: list[Candidate] = field(default_factory=list)
+    fused: list[Scored] = field(default_factory=list)
+    min_similarity: float = 0.0
+    floor: float = 0.0
+    kept: list[int] = field(default_factory=list)  # past the threshold
+    rejected: set[int] = field(default_factory=set)  # marked irrelevant for a close query
+    top: list[int] = field(default_factory=list)  # the hits, in order
+    limit: int = 0
+
+
+@dataclass(frozen=True)
+class Explained:
+    """One candidate: its place and score in each list, its fused score, and what became of it."""
+
+    lineage: int
+    keyword_rank: int | None
+    keyword_score: float | None
+    vector_rank: int | None
+    similarity: float | None
+    fused: float | None
+    outcome: str  # "hit 1", or why it was dropped
+
+
+def explain(trace: Trace) -> list[Explained]:
+    """Every candidate of `trace`, hits first (in order), then the dropped ones by fused score."""
+    keyword = {
+        c.lineage: (i + 1, c.score) for i, c in enumerate(sorted(trace.keyword, key=lambda c: -c.score))
+    }
+    vector = {c.lineage: (i + 1, c.score) for i, c in enumerate(sorted(trace.vector, key=lambda c: -c.score))}
+    fused = {r.lineage: r for r in trace.fused}
+    kept, top = set(trace.kept), {lineage: i + 1 for i, lineage in enumerate(trace.top)}
+    rows = []
+    for lineage in dict.fromkeys([*trace.top, *(r.lineage for r in trace.fused), *keyword, *vector]):
+        row = fused.get(lineage)
+        if lineage in top:
+            outcome = f"hit {top[lineage]}"
+        elif lineage in trace.rejected:
+            outcome = "dropped: marked irrelevant for a close query"
+        elif lineage in kept:
+            outcome = f"dropped: beyond the limit of {trace.limit}"
+        elif (
+            row is not None
+            and not row.matched
+            and (row.similarity is None or row.similarity < trace.min_similarity)
+        ):
+            outcome = f"dropped: no keyword match and similarity under {trace.min_similarity:g}"
+        else:
+            score = row.score if row is not None else 0.0
+            outcome = f"dropped: below the threshold ({score:.3f} < {trace.floor:.3f})"
+        k, v = keyword.get(lineage), vector.get(lineage)
+        rows.append(
+            Explained(
+                lineage,
+                k[0] if k else None,
+                round(k[1], 4) if k else None,
+                v[0] if v else None,
+                round(v[1], 4) if v else None,
+                round(row.score, 4) if row is not None else None,
+                outcome,
+            )
+        )
+    return rows
 
 
 def why(row: Scored, weight: float = KEYWORD_WEIGHT) -> str:

@@ -8,11 +8,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from lore.core.errors import InvalidInput, NotFound
-from lore.core.injection import Injection
+from lore.core.injection import Injection, Usage
 from lore.core.timeline import parse_time
 from lore.service.runtime import Runtime
 from lore.store import injections
-from lore.store.injections import Usage as Usage
 
 MAX_LISTED = 500
 

@@ -23,7 +23,7 @@ from lore.core.session import Who
 from lore.embeddings.runner import Runner
 from lore.service.retrieval import query_vector, retrieval
 from lore.service.runtime import Runtime, first_error
-from lore.store import embed_worker, graph, notes, search
+from lore.store import embed_worker, graph, injections, notes, search
 
 MAX_QUERY = 1_000
 MAX_RESULTS = 20
@@ -49,21 +49,86 @@ async def search_notes(
     kinds: Sequence[object] | None = None,
     tags: Sequence[object] | None = None,
     limit: object = 5,
+    client: str | None = None,
+    trace: ranking.Trace | None = None,
 ) -> list[Hit]:
-    """Notes of `readable` spaces matching `query`, best first, at most `limit` (1-20)."""
+    """Notes of `readable` spaces matching `query`, best first, at most `limit` (1-20). `client`: an
+    agent's search, whose results count in the usage of each note (`retrievals`); `trace`: filled
+    with what the search saw (`explain`)."""
+    checked = _query(query, session_space, kinds, tags, limit)
+    hits = await _find(rt, readable, checked, trace)
+    if client is not None and hits and session_space:
+        returned = [h.id for h in hits]
+        await rt.run(lambda c: injections.returned(c, session_space, client, returned))
+    return hits
+
+
+def _query(
+    query: object,
+    session_space: str,
+    kinds: Sequence[object] | None,
+    tags: Sequence[object] | None,
+    limit: object,
+) -> Query:
     q = validate.text(query, "query", max_chars=MAX_QUERY)
     assert q is not None
-    checked = Query(
+    return Query(
         q,
         session_space,
         [validate.search_kind(k) for k in kinds] if kinds else None,
         validate.tags(tags) or None,
         validate.limit(limit, "limit", 1, MAX_RESULTS),
     )
-    return await _find(rt, readable, checked)
 
 
-async def _find(rt: Runtime, readable: Sequence[str], q: Query) -> list[Hit]:
+@dataclass(frozen=True)
+class Explanation:
+    """A search and why it found what it found: the hits, every candidate of both lists with its
+    ranks, scores and fate, the threshold, and the notes of the person's other spaces that matched
+    (never searched from here: this workspace's session does not read those spaces)."""
+
+    hits: list[Hit]
+    rows: list[ranking.Explained]
+    floor: float
+    min_similarity: float
+    other_spaces: list[tuple[str, str]]  # (note id, space) found only in spaces not read here
+
+
+async def explain(
+    rt: Runtime,
+    readable: Sequence[str],
+    query: object,
+    *,
+    session_space: str,
+    others: Sequence[str] = (),
+    kinds: Sequence[object] | None = None,
+    limit: object = 5,
+) -> Explanation:
+    """The same search as search_notes (the same code, traced), and the keyword matches in `others`
+    (the caller's spaces this session does not read), each dropped as "other space"."""
+    trace = ranking.Trace()
+    hits = await search_notes(
+        rt, readable, query, session_space=session_space, kinds=kinds, limit=limit, trace=trace
+    )
+    elsewhere: list[tuple[str, str]] = []
+    outside = [s for s in others if s not in readable]
+    if outside:
+        checked = _query(query, session_space, kinds, None, limit)
+        found = await rt.run(
+            lambda c: search.keyword_part(
+                c, outside, checked.text, model=None, kinds=checked.kinds, tags=None
+            )
+        )
+        spaces = await rt.run(lambda c: notes.spaces_of(c, [x.lineage for x in found.candidates]))
+        elsewhere = [
+            (f"n_{lineage}", spaces.get(lineage, "?")) for lineage in (x.lineage for x in found.candidates)
+        ]
+    return Explanation(hits, ranking.explain(trace), trace.floor, trace.min_similarity, elsewhere)
+
+
+async def _find(
+    rt: Runtime, readable: Sequence[str], q: Query, trace: ranking.Trace | None = None
+) -> list[Hit]:
     """Both halves at once, then fusion (lore.store.search.search)."""
     runner = retrieval(rt).runner
     spaces = list(readable)
@@ -109,6 +174,7 @@ async def _find(rt: Runtime, readable: Sequence[str], q: Query) -> list[Hit]:
             limit=q.limit,
             keyword=part,
             nearest=nearest,
+            trace=trace,
         )
     )
 

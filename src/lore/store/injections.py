@@ -6,7 +6,6 @@ fact and note (lore_usage) come from these two tables and `irrelevant`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,7 +13,7 @@ import psycopg
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from lore.core.injection import Injection
+from lore.core.injection import Injection, Usage
 
 _COLUMNS = (
     "id, at, kind, via, client, session_id, workspace, space, readable, shown, cut, handoff, instructions, "
@@ -75,17 +74,6 @@ def returned(conn: psycopg.Connection, space: str, client: str, ids: Sequence[st
         conn.execute(
             "INSERT INTO retrievals (space, client, returned) VALUES (%s, %s, %s)", (space, client, list(ids))
         )
-
-
-@dataclass(frozen=True)
-class Usage:
-    item: str
-    shown: int
-    cut: int
-    returned: int
-    irrelevant: int
-    last_shown: datetime | None
-    last_returned: datetime | None
 
 
 def usage(conn: psycopg.Connection, spaces: Sequence[str], ids: Sequence[str]) -> dict[str, Usage]:

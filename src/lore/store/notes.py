@@ -116,3 +116,12 @@ def forget(
 ) -> Note:
     """Close belief in the current version and record who forgot it and why. The rows stay."""
     return VERSIONS.forget(conn, origin, readable, lineage, reason)
+
+
+def spaces_of(conn: psycopg.Connection, lineages: Sequence[int]) -> dict[int, str]:
+    """The space of each note (any space: for a person's explanation of a search)."""
+    rows = conn.execute(
+        "SELECT lineage, space FROM notes WHERE lineage = ANY(%s) AND superseded_at IS NULL",
+        (list(lineages),),
+    ).fetchall()
+    return {int(r[0]): str(r[1]) for r in rows}

@@ -223,10 +223,12 @@ def search(
     expand: bool = True,
     keyword: KeywordPart | None = None,
     nearest: Sequence[Candidate] | None = None,
+    trace: ranking.Trace | None = None,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
     embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
-    `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them."""
+    `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them.
+    `trace`: filled in with what the search saw (`lore search --explain`)."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
@@ -239,10 +241,17 @@ def search(
             nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
     fused = ranking.fuse(keyword.candidates, nearest, min_similarity=min_similarity)
     kept = ranking.threshold(fused, min_similarity=min_similarity)
-    if not kept:
-        return []
-    drop = ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
+    drop = (
+        ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
+        if kept
+        else set()
+    )
     top = [r for r in kept if r.lineage not in drop][:limit]
+    if trace is not None:
+        trace.keyword, trace.vector, trace.fused = list(keyword.candidates), list(nearest), fused
+        trace.min_similarity, trace.limit = min_similarity, limit
+        trace.floor = ranking.relevance_floor(fused, min_similarity=min_similarity)
+        trace.kept, trace.rejected, trace.top = [r.lineage for r in kept], drop, [r.lineage for r in top]
     if not top:
         return []
     linked: list[tuple[int, graph.Link]] = []

@@ -35,7 +35,14 @@ async def search_notes(
 ) -> CallToolResult:
     rt, here = await session(ctx)
     hits = await search.search_notes(
-        rt, here.readable, query, session_space=here.space, kinds=kinds, tags=tags, limit=limit
+        rt,
+        here.readable,
+        query,
+        session_space=here.space,
+        kinds=kinds,
+        tags=tags,
+        limit=limit,
+        client=here.source,
     )
     if not hits:
         return result(f"No notes match {query.strip()!r}.", {"results": []})
