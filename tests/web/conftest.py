@@ -136,7 +136,7 @@ def sign_in(web: Watched, url: str, secret: str, path: str = "/") -> None:
     page.wait_for_url(re.compile(r"/sign-in\?next="))
     page.get_by_label("Token").fill(secret)
     page.get_by_role("button", name="Sign in", exact=True).click()
-    page.wait_for_url(re.compile(r"/(spaces|facts|notes|tasks|messages)"))
+    page.wait_for_url(re.compile(r"/(spaces|facts|notes|tasks|messages|log)"))
 
 
 def link_from_log(server: Server, timeout: float = 10) -> str:

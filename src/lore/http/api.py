@@ -16,6 +16,8 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     GET  /api/spaces                     the user's spaces (config as resolved)
     PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
     GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
+    GET  /api/log[?client&since&limit]   what lore told the caller's agents (their spaces only)
+    GET  /api/log/{id}                   one record, with the text as the agent received it
     GET  /api/facts?workspace=[&subject&as_of&valid_at]
     POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?}
     GET  /api/facts/{id}?workspace=      every version of one fact
@@ -41,11 +43,12 @@ from starlette.responses import JSONResponse, Response
 
 from lore.core import local_secret, users, validate
 from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
+from lore.core.injection import Injection
 from lore.core.rows import Fact
 from lore.core.session import SessionContext
 from lore.http import guard
 from lore.http.guard import foreign_origin
-from lore.service import accounts, memory
+from lore.service import accounts, log, memory
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.service.session_start import client_of, session_start
 
@@ -205,6 +208,28 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
         )
         return JSONResponse({"forgotten": old.id})
 
+    @route("/api/log", ["GET"])
+    async def injection_log(request: Request) -> Response:
+        """What lore told the caller's agents (the caller's own spaces only), newest first."""
+        config, _env, _prefix = await state.scope()
+        params = request.query_params
+        limit = params.get("limit", "20")
+        rows = await state.call(
+            log.recent,
+            config.ids,
+            client=params.get("client"),
+            since=params.get("since"),
+            limit=int(limit) if limit.isdigit() else 0,
+        )
+        return JSONResponse({"records": [_record(r) for r in rows]})
+
+    @route("/api/log/{id}", ["GET"])
+    async def injection_record(request: Request) -> Response:
+        config, _env, _prefix = await state.scope()
+        return JSONResponse(
+            {"record": _record(await state.call(log.get, config.ids, request.path_params["id"]))}
+        )
+
     async def _session(request: Request, source: str, workspace: object = None) -> SessionContext:
         value = workspace or request.query_params.get("workspace") or request.headers.get(WORKSPACE_HEADER)
         if not isinstance(value, str) or not value.strip():
@@ -256,6 +281,10 @@ def _fact_id(value: str) -> str:
     """/api/facts/{id}/forget forgets facts only (an n_ id is refused, as before)."""
     validate.item_id(value, expect="f")
     return value
+
+
+def _record(row: Injection) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
 
 
 def _fact(fact: Fact) -> dict[str, Any]:

@@ -12,12 +12,12 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore.core import ranking, render, validate
+from lore.core import injection, ranking, render, validate
 from lore.core.rows import Fact, Note
 from lore.core.session import Acting
 from lore.core.timeline import parse_time
 from lore.http.web import svg
-from lore.service import memory, overview, search
+from lore.service import log, memory, overview, search
 
 if TYPE_CHECKING:
     from lore.http.web.app import UI, Page, Viewer
@@ -81,6 +81,7 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     space, lineage = versions[-1].space, versions[-1].lineage
     gone = await ui.state.call(overview.forgotten, [space], kind="fact", lineage=lineage)
     current = versions[-1] if versions[-1].superseded_at is None else None
+    used = await ui.state.call(log.usage, viewer.ids, [versions[-1].id])
     return ui.page(
         request,
         viewer,
@@ -93,6 +94,7 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         space=viewer.name(space),
         forgotten=gone,
         timeline=svg.timeline(spans(versions, bool(gone)), datetime.now(UTC)),
+        usage=injection.usage_line(used.get(versions[-1].id), datetime.now(UTC)),
     )
 
 
@@ -148,11 +150,18 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     kind = params.get("kind") or None
     kinds = [validate.search_kind(kind)] if kind else None
     hits: list[ranking.Hit] = []
-    if query:
+    explanation: search.Explanation | None = None
+    if query and params.get("explain"):  # the same search, traced (`lore search --explain`)
+        explanation = await search.explain(
+            ui.state, spaces, query, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
+        )
+        hits = explanation.hits
+    elif query:
         # The same search as search_notes: both halves at once, fusion, the similarity floor.
         hits = await search.search_notes(
             ui.state, spaces, query, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
         )
+    if query:
         shown = await ui.state.call(memory.current_notes, spaces, [int(h.id[2:]) for h in hits])
         recent: list[Note] = []
     else:
@@ -169,12 +178,14 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         kinds=validate.SEARCH_KINDS,
         hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in hits],
         recent=recent,
+        explanation=explanation,
     )
 
 
 async def note_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     note = await ui.state.call(memory.note, viewer.ids, request.path_params["id"])
     around = await ui.state.call(search.neighbourhood, viewer.ids, note)
+    used = await ui.state.call(log.usage, viewer.ids, [note.id])
     arcs = [
         svg.Arc(
             e.to_note if e.from_note == note.lineage else e.from_note, e.relation, e.from_note == note.lineage
@@ -199,6 +210,7 @@ async def note_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         links=links,
         kinds=validate.NOTE_KINDS,
         relations=validate.RELATIONS,
+        usage=injection.usage_line(used.get(note.id), datetime.now(UTC)),
     )
 
 

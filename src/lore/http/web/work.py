@@ -19,7 +19,7 @@ from lore.core.rows import Counts, Handoff, Message
 from lore.core.session import Acting
 from lore.core.workspace import WorkspaceSignal
 from lore.http.web import svg
-from lore.service import handoffs, overview, work
+from lore.service import handoffs, log, overview, work
 
 if TYPE_CHECKING:
     from lore.http.web.app import UI, Page, Viewer
@@ -144,6 +144,19 @@ async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     )
 
 
+async def log_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    """What lore told the agents of a space: every injection, newest first (`lore log`)."""
+    space_id = viewer.space_id(request.query_params.get("space"))
+    rows = await ui.state.call(log.recent, [space_id], limit=200)
+    return ui.space_page(request, viewer, "log.html", space_id, rows=rows)
+
+
+async def injection_page(ui: UI, request: Request, viewer: Viewer) -> Response:
+    """One injection: what was shown and cut, and the text exactly as the agent received it."""
+    row = await ui.state.call(log.get, viewer.ids, request.path_params["id"])
+    return ui.page(request, viewer, "injection.html", row=row, space=viewer.name(row.space))
+
+
 def threads(rows: Sequence[Message]) -> list[list[Message]]:
     """Messages grouped by thread (oldest first inside one), the most recently active thread first."""
     grouped: dict[int, list[Message]] = {}
@@ -158,4 +171,6 @@ ROUTES: list[tuple[str, Page, list[str]]] = [
     ("/tasks/{id}", task_update, ["POST"]),
     ("/messages", messages_page, ["GET"]),
     ("/sessions", sessions_page, ["GET"]),
+    ("/log", log_page, ["GET"]),
+    ("/log/{id}", injection_page, ["GET"]),
 ]
