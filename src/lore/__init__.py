@@ -12,7 +12,7 @@ def __getattr__(name: str) -> str:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            return version("lore")
+            return version("shared-lore")
         except PackageNotFoundError:  # run from a source tree that was never installed
             return "0+unknown"
     raise AttributeError(f"module 'lore' has no attribute {name!r}")

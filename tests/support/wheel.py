@@ -61,7 +61,7 @@ def build(out: Path) -> tuple[Path, Path]:
     """(wheel, sdist) built by `python -m build` from a copy of the checkout, once per `out`."""
     with locked(out / ".lock"):
         dist = out / "dist"
-        wheels, sdists = sorted(dist.glob("lore-*.whl")), sorted(dist.glob("lore-*.tar.gz"))
+        wheels, sdists = sorted(dist.glob("shared_lore-*.whl")), sorted(dist.glob("shared_lore-*.tar.gz"))
         if wheels and sdists:
             return wheels[0], sdists[0]
         source = out / "source"
@@ -73,7 +73,7 @@ def build(out: Path) -> tuple[Path, Path]:
         env = {k: v for k, v in os.environ.items() if k != "LORE_MODELS_DIR"}
         _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)], env=env)
         shutil.rmtree(source, ignore_errors=True)
-        return sorted(dist.glob("lore-*.whl"))[0], sorted(dist.glob("lore-*.tar.gz"))[0]
+        return sorted(dist.glob("shared_lore-*.whl"))[0], sorted(dist.glob("shared_lore-*.tar.gz"))[0]
 
 
 def wheelhouse() -> Path:
@@ -88,7 +88,7 @@ def _constraints(path: Path) -> Path:
         {
             f"{d.metadata['Name']}=={d.version}"
             for d in metadata.distributions()
-            if d.metadata["Name"] and d.metadata["Name"].lower() != "lore"
+            if d.metadata["Name"] and d.metadata["Name"].lower() != "shared-lore"
         }
     )
     path.write_text("\n".join(pins) + "\n")
@@ -111,7 +111,7 @@ def install(wheel: Path, venv: Path) -> Path:
             download = [*PIP, "download", "--quiet", "--only-binary=:all:", "--dest", str(house)]
             download += ["--constraint", str(_constraints(venv.parent / "constraints.txt")), str(wheel)]
             _run(download)
-            for copied in house.glob("lore-*"):  # pip download copies the wheel too: never a stale one
+            for copied in house.glob("shared_lore-*"):  # pip download copies the wheel too: never a stale one
                 copied.unlink()
             _run(offline)
     return venv / "bin" / "lore"

@@ -173,4 +173,4 @@ _COMMANDS = [
 def test_the_readme_shows_the_one_line_install_of_the_built_wheel() -> None:
     readme = (wheels.ROOT / "README.md").read_text(encoding="utf-8")
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    assert ".venv/bin/python -m build && pipx install dist/lore-*.whl" in quick
+    assert "make wheel && pipx install dist/shared_lore-*.whl" in quick

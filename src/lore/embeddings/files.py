@@ -50,7 +50,7 @@ def model_dir(name: str, env: Mapping[str, str]) -> Path:
     where = ", ".join(str(p) for p in candidates(env))
     raise EmbedderError(
         f"The files of the embedding model {name} are missing (looked in {where}).",
-        "Reinstall lore from its wheel (`pip install lore-*.whl`: the wheel carries them), or in a "
+        "Reinstall lore from its wheel (`pip install shared_lore-*.whl`: the wheel carries them), or in a "
         "checkout run `make models`; or set LORE_EMBEDDER=none for keyword-only search.",
     )
 
