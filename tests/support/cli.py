@@ -53,7 +53,7 @@ def run(
     saved_stdin = sys.stdin
     handler = _ToStream()
     root = logging.getLogger()
-    sys.stdin = io.StringIO(stdin or "")  # not a terminal, as a pipe is not
+    sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")  # a pipe, not a tty
     root.addHandler(handler)
     try:
         with _as_a_process(env, cwd), redirect_stdout(out), redirect_stderr(err):

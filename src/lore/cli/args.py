@@ -5,8 +5,10 @@ table is made from it (scripts/readme_commands.py). `lore hook …` never builds
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 _PORT_HELP = "TCP port (default: $LORE_PORT if set, else 8765; 0: any free port, shown at start)"
 _PORT_EPILOG = "environment: LORE_PORT=N is the port when --port is not given (default 8765)."
@@ -47,6 +49,19 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Help)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """A typo'd command or choice: one line saying what was meant, not the whole list."""
+        found = _INVALID.search(message)
+        if found:
+            given, choices = found.group(1), re.findall(r"'([^']*)'", found.group(2))
+            near = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+            hint = f"did you mean `{near[0]}`?" if near else f"choose from: {', '.join(choices)}"
+            self.exit(2, f"{self.prog}: {given!r} is not a {self.prog} choice here; {hint}\n")
+        super().error(message)
+
+
+_INVALID = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -177,7 +192,8 @@ def _parser() -> argparse.ArgumentParser:
 
     nts = sub.add_parser("notes", help="write a note from a terminal")
     nts.add_argument("action", choices=["add"], help="add: remember a note")
-    nts.add_argument("body", help="the note's text")
+    nts.add_argument("body", nargs="?", help="the note's text; - reads it from standard input")
+    nts.add_argument("--file", metavar="PATH", help="read the note's text from this file")
     nts.add_argument("--kind", default="note", help="brief, product, pattern, tech, … (as remember_note)")
     nts.add_argument("--title", help="a short title")
     nts.add_argument("--tag", action="append", dest="tags", metavar="TAG", help="a tag (repeatable)")

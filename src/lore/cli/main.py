@@ -134,7 +134,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import curate
 
         return curate.note(
-            args.body,
+            curate.body_of(args.body, args.file),
             kind=args.kind,
             title=args.title,
             tags=args.tags,

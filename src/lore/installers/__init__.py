@@ -80,9 +80,14 @@ def names() -> tuple[str, ...]:
 def get(name: str) -> Installer:
     known = registry()
     if name not in known:
+        import difflib
+
+        near = difflib.get_close_matches(name, list(CLIENTS), n=1, cutoff=0.5)
+        meant = f"Did you mean `{near[0]}`? " if near else ""
         raise InvalidInput(
             f"No installer for {name!r}.",
-            f"Known: {', '.join(CLIENTS)}. Other agents: run `lore mcp` as a stdio MCP server by hand.",
+            f"{meant}Known: {', '.join(CLIENTS)}. "
+            "Other agents: run `lore mcp` as a stdio MCP server by hand.",
         )
     return known[name]
 
