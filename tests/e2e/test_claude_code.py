@@ -8,6 +8,7 @@ are offered and write into the right space with the client's name as source.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,10 +151,41 @@ def test_database_down_session_completes_and_log_says_why(
     _claude(mock_api, claude_home, work, down, claude_cli)
 
     assert "<lore-memory" not in json.dumps(mock_api.messages())
+    # the agent is told, in one line, that the memory is unavailable this session and why
+    assert "the shared memory is unavailable in this session" in json.dumps(mock_api.messages())
     new_lines = [json.loads(x) for x in log_file.read_text().splitlines()[before:]]
     failures = [x for x in new_lines if not x["ok"] and x["client"] == "claude-code"]
     assert failures, new_lines
     assert "no-such-socket-dir" in failures[-1]["detail"] or "connect" in failures[-1]["detail"].lower()
+
+
+def test_after_a_reboot_the_first_session_still_gets_the_memory(
+    project: tuple[Path, dict[str, str]],
+    claude_cli: Path,
+    mock_api: MockAnthropic,
+    claude_home: Path,
+    tmp_path: Path,
+) -> None:
+    """First day, round 2 (item 3): with the embedded database stopped (a reboot), the first session
+    got no memory ("memory arrives from the next session"), and nothing told the user. The hook now
+    starts the server within its deadline and delivers the memory in that same session."""
+    work, env = project
+    # (as root, a data dir under pytest's closed tmp dirs puts its cluster under the root base)
+    private = {**env, "LORE_DATA_DIR": str(tmp_path / "data"), "LORE_ROOT_BASE": os.environ["LORE_ROOT_BASE"]}
+    subprocess.run(
+        [LORE, "facts", "add", "acme-api deploys with make ship", "--workspace", str(work)],
+        env=private,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([LORE, "db", "stop"], env=private, check=True, capture_output=True)
+    try:
+        status = subprocess.run([LORE, "db", "status"], env=private, capture_output=True, text=True)
+        assert status.stdout.startswith("stopped"), status.stdout
+        _claude(mock_api, claude_home, work, private, claude_cli)
+        assert "acme-api deploys with make ship" in _injected(mock_api.main_messages()[0])
+    finally:
+        subprocess.run([LORE, "db", "stop"], env=private, capture_output=True)
 
 
 def test_500_long_facts_stay_in_budget_and_end_with_more_line(

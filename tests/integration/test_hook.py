@@ -153,7 +153,14 @@ def test_failures_print_nothing_exit_zero_and_log_why(
     elif case == "no-cwd":
         payload = {"source": "startup"}
     done = hook(env, payload)
-    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    assert done.returncode == 0 and done.stderr == ""
+    if case == "db-down":  # the agent is told, in one line, that memory is unavailable and why
+        assert (
+            "the shared memory is unavailable in this session" in context(done)
+            and "no-such-dir" in done.stdout
+        )
+    else:
+        assert done.stdout == ""
     entry = last_log(env)
     assert entry["ok"] is False and expect.lower() in entry["detail"].lower()
 
@@ -203,7 +210,8 @@ def test_successful_hook_imports_nothing_heavy(
 def test_a_database_that_never_answers_hits_the_soft_deadline(
     setup: tuple[Path, dict[str, str]], conn: psycopg.Connection, tmp_path: Path
 ) -> None:
-    """A socket that accepts and then says nothing: the hook gives up before 1 s, prints nothing."""
+    """A socket that accepts and then says nothing: the hook gives up before 1 s and tells the agent in
+    one line that memory is unavailable (the deadline's own alarm, when it comes first: nothing)."""
     import socket
     import threading
     import time
@@ -229,7 +237,7 @@ def test_a_database_that_never_answers_hits_the_soft_deadline(
         for s in held:
             s.close()
         server.close()
-    assert done.returncode == 0 and done.stdout == ""
+    assert done.returncode == 0 and (done.stdout == "" or "memory is unavailable" in context(done))
     # The rule is "ends by itself, well inside Claude Code's 5 s hard limit": the 0.9 s soft deadline
     # plus process start, with room for this shared 2-core machine (the log says it was the deadline).
     assert elapsed < 4.0

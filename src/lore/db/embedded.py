@@ -529,6 +529,11 @@ def _started_safely(pgdata: Path) -> bool:
     return '"-h" ""' in opts and '"unix_socket_permissions=0700"' in opts
 
 
+def initialised(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the cluster exists (a start then takes a fraction of a second; a first one, seconds)."""
+    return (pgdata_dir(env) / "PG_VERSION").exists()
+
+
 def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
     """Start the embedded server if it is not running; return its URL. Safe to call concurrently."""
     current = status(env)

@@ -15,7 +15,7 @@ from pathlib import Path
 from lore.core import clients, injection, render, session_start
 from lore.core import hooklog as log
 from lore.core.config import Config, load_config
-from lore.core.errors import HookFailure, LoreError, RemoteError
+from lore.core.errors import HookFailure, LoreError, RemoteError, StoreError
 from lore.core.redact import redact
 from lore.core.session import SessionContext, build
 from lore.core.workspace import WorkspaceSignal
@@ -46,22 +46,29 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     config = load_config(env)
     session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
-    if url is None:
-        _start_database_in_background()
-        raise HookFailure(
-            "the embedded database was not running; started it in the background, memory arrives "
-            "from the next session (`lore db start` at login avoids this)"
-        )
+    if url is None:  # after a reboot: start it now, within the deadline (about 0.3 s here)
+        url = _start_database(env, started)
+        if url is None:
+            return _unavailable(
+                adapter,
+                client_name,
+                env,
+                "the embedded database is not running; lore is starting it, memory arrives from the next "
+                "session (`lore service install` starts it at login)",
+            )
     remaining = guard.remaining(started, env)
     wanted = session_start.request(session, config, client_name)
-    with snapshot.reading(url, wanted, timeout=max(0.05, remaining - 0.05)) as read:
-        out = session_start.compose(read.snapshot, session, config, client_name)
-        handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
-        where = f"space {session.space} ({session.resolved.rule})"
-        printed = _injected(
-            adapter, client_name, env, started, where, out.text, out.shown, out.omitted, handoff
-        )
-        _record(read, out, session, config, client_name, hook_input.session_id, env, started)
+    try:
+        with snapshot.reading(url, wanted, timeout=max(0.05, remaining - 0.05)) as read:
+            out = session_start.compose(read.snapshot, session, config, client_name)
+            handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
+            where = f"space {session.space} ({session.resolved.rule})"
+            printed = _injected(
+                adapter, client_name, env, started, where, out.text, out.shown, out.omitted, handoff
+            )
+            _record(read, out, session, config, client_name, hook_input.session_id, env, started)
+    except StoreError as exc:  # the read itself (the record's own failures never come here)
+        return _unavailable(adapter, client_name, env, f"the database did not answer ({exc.message})")
     return printed
 
 
@@ -147,6 +154,28 @@ def _run_remote(
         raise HookFailure(f"{exc} (LORE_URL {redact(env['LORE_URL'].strip())})") from None
     where = f"space {got.space} (from {redact(env['LORE_URL'].strip())})"
     return _injected(adapter, client_name, env, started, where, got.text, got.shown, got.omitted)
+
+
+def _start_database(env: Mapping[str, str], started: float) -> str | None:
+    """The embedded server started now when its cluster exists and the deadline leaves time (pg_ctl
+    waits for it; the soft deadline's alarm bounds it); else started in the background. Its URL, or
+    None when the session must go without."""
+    if not embedded.initialised(env) or guard.remaining(started, env) < 0.4:
+        _start_database_in_background()
+        return None
+    try:
+        return embedded.start(env, timeout=2)
+    except (LoreError, HookFailure):
+        return None
+
+
+def _unavailable(adapter: clients.ClientHook, client_name: str, env: Mapping[str, str], why: str) -> str:
+    """One line for the agent instead of the memory (a memory that silently never arrives is the
+    failure lore exists to prevent), and the reason in the hook log."""
+    log.append(client_name, "session-start", False, f"memory unavailable: {why}", env)
+    return adapter.shape(
+        f"lore: the shared memory is unavailable in this session: {why}. `lore doctor` says more."
+    )
 
 
 def _start_database_in_background() -> None:
