@@ -59,6 +59,70 @@ def test_doctor_names_a_configured_path_that_does_not_exist(tmp_path: Path, lore
     assert "pgvector" in out.stdout
 
 
+def test_doctor_fails_on_two_spaces_claiming_one_path_from_the_config_alone(
+    tmp_path: Path, lore_env: dict[str, str]
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "a"\npaths = ["{shared}"]\n\n[[space]]\nid = "b"\npaths = ["{shared}/"]\n'
+    )
+    out = lore(lore_env, "doctor")  # no session has landed there: the config alone says so
+    assert out.returncode == 1
+    line = next(x for x in out.stdout.splitlines() if "both claim" in x)
+    assert line.startswith("FAIL") and "spaces a and b" in line and "→" in line
+
+
+def test_doctor_finds_where_a_moved_folder_went_and_prints_the_line_to_paste(
+    tmp_path: Path, lore_env: dict[str, str]
+) -> None:
+    home = Path(lore_env["HOME"])
+    moved = home / "code" / "clients" / "acme-api"
+    (moved / ".git").mkdir(parents=True)
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "acme"\npaths = ["{tmp_path}/old-place/acme-api"]\n'
+    )
+    out = lore(lore_env, "doctor")
+    line = next(x for x in out.stdout.splitlines() if "old-place" in x)
+    assert line.startswith("WARN") and f"may have moved to {moved}" in line
+    assert f'set paths = ["{moved}"]' in line
+
+
+def test_doctor_finds_a_moved_and_renamed_checkout_by_its_remote(
+    tmp_path: Path, lore_env: dict[str, str]
+) -> None:
+    home = Path(lore_env["HOME"])
+    renamed = home / "src" / "api-v2"
+    (renamed / ".git").mkdir(parents=True)
+    (renamed / ".git" / "config").write_text('[remote "origin"]\n\turl = git@github.com:acme/api.git\n')
+    (home / "src" / "other" / ".git").mkdir(parents=True)
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'default_space = "personal"\n[[space]]\nid = "personal"\n\n'
+        f'[[space]]\nid = "acme"\npaths = ["{tmp_path}/gone/api"]\nremotes = ["github.com/acme/*"]\n'
+    )
+    out = lore(lore_env, "doctor")
+    line = next(x for x in out.stdout.splitlines() if "/gone/api" in x)
+    assert f"may have moved to {renamed}" in line and "other" not in line
+
+
+def test_doctor_shows_each_hooks_last_result_not_old_fixed_failures(lore_env: dict[str, str]) -> None:
+    from lore.core import hooklog
+
+    Path(lore_env["LORE_CONFIG"]).write_text('default_space = "personal"\n[[space]]\nid = "personal"\n')
+    hooklog.append("gemini", "session-start", False, "DatabaseError: connection refused", lore_env)
+    failing = lore(lore_env, "doctor")
+    assert any(x.startswith("FAIL") and "hook gemini" in x for x in failing.stdout.splitlines()), (
+        failing.stdout
+    )
+    hooklog.append("gemini", "session-start", True, "space personal (default): 2 facts shown", lore_env)
+    fixed = lore(lore_env, "doctor")
+    mine = [x for x in fixed.stdout.splitlines() if "hook gemini" in x]
+    assert len(mine) == 1 and mine[0].startswith("OK") and "succeeded" in mine[0], fixed.stdout
+    assert "connection refused" not in fixed.stdout
+
+
 def test_doctor_fails_on_bad_toml_naming_the_line(lore_env: dict[str, str]) -> None:
     Path(lore_env["LORE_CONFIG"]).write_text('default_space = "personal"\n[[space]\nid = "x"\n')
     out = lore(lore_env, "doctor")

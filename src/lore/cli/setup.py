@@ -8,9 +8,18 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from lore.core.config import STARTER_CONFIG, Config, config_path, load_config, stale_paths, unreachable_spaces
+from lore.core.config import (
+    STARTER_CONFIG,
+    Config,
+    claimed_twice,
+    config_path,
+    load_config,
+    stale_paths,
+    unreachable_spaces,
+)
 from lore.core.errors import LoreError
 from lore.core.render import counted
+from lore.core.workspace import find_moved
 
 
 def write_starter(path: Path) -> None:
@@ -88,14 +97,27 @@ def _check_config(lines: list[tuple[str, str]]) -> Config | None:
 
 
 def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
-    stale = stale_paths(config)
-    for space_id, pattern in stale:
+    for pattern, first, second in claimed_twice(config):
         lines.append(
             (
-                "WARN",
-                f"space {space_id}: path {pattern} does not exist on disk (moved or renamed?) "
-                f"→ update it in {config.path}, or add a `remotes` pattern that survives moves",
+                "FAIL",
+                f"spaces {first} and {second} both claim {pattern}: a session there is an error "
+                f"→ keep it in one of them (or make one path more specific) in {config.path}",
             )
+        )
+    stale = stale_paths(config)
+    home = Path(os.environ.get("HOME") or Path.home())
+    for space_id, pattern in stale:
+        space = next(s for s in config.spaces if s.id == space_id)
+        moved = find_moved(pattern, home, remotes=space.remotes) if not pattern.endswith("*") else []
+        where = (
+            f' → it may have moved to {moved[0]}: in {config.path}, under [[space]] id = "{space_id}", '
+            f'set paths = ["{moved[0]}"]'
+            if moved
+            else f" → update it in {config.path}, or add a `remotes` pattern that survives moves"
+        )
+        lines.append(
+            ("WARN", f"space {space_id}: path {pattern} does not exist on disk (moved or renamed?){where}")
         )
     for space in config.spaces:
         if space.paths and all((space.id, p) in stale for p in space.paths):
@@ -245,16 +267,13 @@ def _check_hook_log(lines: list[tuple[str, str]]) -> None:
     for client, event in sorted({(e.client, e.event) for e in entries}):
         mine = [e for e in entries if e.client == client and e.event == event]
         name = client if event == "session-start" else f"{client} {event}"
+        latest = mine[-1]  # each client's last result: a failure fixed since is history, not a FAIL
+        if latest.ok:
+            lines.append(("OK", f"hook {name}: last run {latest.at} succeeded ({latest.detail})"))
+            continue
         last_ok = next((e for e in reversed(mine) if e.ok), None)
-        failures = [e for e in mine if not e.ok][-3:]
-        if last_ok:
-            lines.append(("OK", f"hook {name}: last succeeded {last_ok.at} ({last_ok.detail})"))
-        else:
-            lines.append(("FAIL", f"hook {name}: has never succeeded → see the failures below"))
-        newest_failure_is_latest = bool(failures) and mine[-1] is failures[-1]
-        for e in failures:
-            level = "FAIL" if newest_failure_is_latest and e is failures[-1] else "WARN"
-            lines.append((level, f"hook {name} failed {e.at}: {e.detail}"))
+        since = f"; last succeeded {last_ok.at}" if last_ok else "; it has never succeeded"
+        lines.append(("FAIL", f"hook {name}: last run {latest.at} failed: {latest.detail}{since}"))
 
 
 def _check_clients(lines: list[tuple[str, str]]) -> None:

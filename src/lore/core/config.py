@@ -313,6 +313,20 @@ def stale_paths(config: Config, env: Mapping[str, str] | None = None) -> list[tu
     return stale
 
 
+def claimed_twice(config: Config, env: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """(path, space, other space) for each directory two spaces both name (expanded, normalised):
+    a session there would be an error; `lore doctor` says so from the config alone."""
+    seen: dict[str, str] = {}
+    out = []
+    for space in config.spaces:
+        for pattern in space.paths:
+            key = os.path.normpath(expand_user(pattern, env))
+            other = seen.setdefault(key, space.id)
+            if other != space.id:
+                out.append((pattern, other, space.id))
+    return out
+
+
 # --- validation helpers -------------------------------------------------------------------------
 
 

@@ -304,3 +304,58 @@ def _root_path(uri: str) -> str | None:
 def _absolute(value: str, base: str, env: Mapping[str, str]) -> Path:
     expanded = expand_user(value.strip(), env)
     return Path(os.path.normpath(os.path.join(base, expanded)))
+
+
+def find_moved(
+    lost: str, home: Path, *, remotes: Sequence[str] = (), seconds: float = 2.0, depth: int = 4
+) -> list[Path]:
+    """Where a configured directory that is gone may have moved: directories under `home` named
+    like it, or git checkouts whose remote matches one of `remotes` (the space's patterns), at most
+    `depth` levels down, not into hidden or dependency folders; git checkouts first. Bounded in
+    time: what `seconds` did not reach is not looked at."""
+    import time
+
+    name = Path(lost.rstrip("/*")).name
+    patterns = [normalise_remote(p).lower() for p in remotes]
+    if not name and not patterns:
+        return []
+    deadline = time.monotonic() + seconds
+    found: list[Path] = []
+    level = [home]
+    for _ in range(depth):
+        below: list[Path] = []
+        for folder in level:
+            if time.monotonic() > deadline:
+                return _checkouts_first(found)
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if not entry.is_dir(follow_symlinks=False) or entry.name.startswith("."):
+                            continue
+                        if entry.name in _NOT_SEARCHED:
+                            continue
+                        path = Path(entry.path)
+                        if entry.name == name or (patterns and _remote_matches(path, patterns)):
+                            found.append(path)
+                        below.append(path)
+            except OSError:
+                continue
+        level = below
+    return _checkouts_first(found)
+
+
+_NOT_SEARCHED = frozenset({"node_modules", "site-packages", "venv", "__pycache__", "Library"})
+
+
+def _remote_matches(path: Path, patterns: Sequence[str]) -> bool:
+    from fnmatch import fnmatchcase  # doctor only: kept off the hook's import path
+
+    if not os.path.isdir(path / ".git"):
+        return False
+    git = git_info(path)
+    remotes = [normalise_remote(url).lower() for url in (git.remotes if git else ())]
+    return any(fnmatchcase(r, p) for r in remotes for p in patterns)
+
+
+def _checkouts_first(found: list[Path]) -> list[Path]:
+    return sorted(found, key=lambda p: (not (p / ".git").exists(), str(p)))[:3]
