@@ -89,6 +89,26 @@ def fake_credentials(seed: int = 7) -> dict[str, str]:
         "hugging face": f"hf_{_r(rng, _ALNUM, 34)}",
         "gitlab": f"glpat-{_r(rng, _URLSAFE, 20)}",
         "assigned secret": f'client_secret = "{_r(rng, _ALNUM, 40)}"',
+        # lore's own sign-in token (`lore token create`, the local secret file): lore_ + 32 random bytes
+        "lore token": f"lore facts add 'CI signs in with lore_{_b64url(rng.randbytes(32))}'",
+        "password in an env file (DB_PASS)": f"DB_HOST=db.internal\nDB_PASS={_password(rng)}\n",
+        "PGPASSWORD": f"PGPASSWORD={_leet(rng)} psql -h db.internal -U app app",
+        "SECRET_KEY in hex": f"SECRET_KEY={_token(rng, 64, '0123456789abcdef')}",
+        "JWT signing key, exported": f"export JWT_SIGNING_KEY={_token(rng, 32, _URLSAFE)}",
+        "encryption key in YAML": f"app:\n  encryption_key: {_token(rng, 32)}\n",
+        "client secret in JSON": f'{{"client_id": "deploy-bot", "client_secret": "{_leet(rng)}"}}',
+        "access key in an INI file": f"[storage]\naccess_key = {_token(rng, 32)}\n",
+        "private key in hex": f"WALLET_PRIVATE_KEY=0x{_token(rng, 64, '0123456789abcdef')}",
+        "password typed in an env file": "MYSQL_PWD=" + _leet(rng),
+        "PASSWORD= with few distinct characters": f"export PASSWORD={_leet(rng)}",
+        "bearer token header": f"Authorization: Bearer {_token(rng, 40, _URLSAFE)}",
+        "bearer token in curl": f"curl -H 'authorization: bearer {_token(rng, 32)}' https://api.example.test/v1",
+        "bearer token in JSON": f'{{"headers": {{"Authorization": "Bearer {_token(rng, 48)}"}}}}',
+        "basic auth header": f"Authorization: Basic {_b64('deploy:' + _password(rng))}",
+        "netrc entry": f"machine api.example.test login alice password {_password(rng)}",
+        "netrc entry over lines": f"machine git.example.test\n  login deploy\n  password {_token(rng, 20)}\n",
+        "pgpass line": f"db.example.test:5432:app:alice:{_password(rng)}",
+        "aws secret key alone": f"the new IAM one: {_token(rng, 40, _B64)} (rotated)",
     }
 
 
@@ -126,6 +146,12 @@ ORDINARY = [
     "Build id: 2026-11-03T10:22:31Z-7f3c; artifacts in s3://acme-builds/api/",
     'SECRET_KEY = get_random_secret_key()\nDEBUG = False\nALLOWED_HOSTS = ["api.acme.test"]',
     "The user:pass@host form in URLs is deprecated; use a .pgpass file.",
+    "export LORE_TOKEN=$(cat ~/.config/lore/token)",
+    'curl -H "Authorization: Bearer $LORE_TOKEN" https://lore.example.test/mcp',
+    "PASSWORD_MIN_LENGTH=8 and SECRET_KEY= (empty) in .env.example",
+    "machine github.com login alice (the token is in the keychain)",
+    "localhost:5432:*:postgres:<password>",
+    "The token from `lore token create` starts with lore_ and is shown once.",
 ]
 
 
@@ -155,6 +181,13 @@ def _password(rng: random.Random) -> str:
         + rng.choice("&!#%*+?@^~")
         + _token(rng, 8, string.ascii_lowercase + string.digits)
     )
+
+
+def _leet(rng: random.Random) -> str:
+    """A word with digits for letters, a word after it and a symbol (`s3cr3tP4ss!`): few distinct
+    characters, which the `password=` rule alone took for something other than a password."""
+    word = rng.choice(["s3cr3t", "r3s3t", "t3st3r", "s3ss10n", "c0ff33", "b4n4n4"])
+    return word + rng.choice(["P4ss", "Pass"]) + rng.choice("!#%*?@")
 
 
 def _wide(text: str) -> str:
@@ -205,9 +238,9 @@ def _der_public_key(rng: random.Random) -> bytes:
     return b"\x30\x82" + len(body).to_bytes(2, "big") + body
 
 
-def _der_certificate(rng: random.Random) -> bytes:
+def _der_certificate(rng: random.Random, size: int = 700) -> bytes:
     """The outer shape of an X.509 certificate (SEQUENCE of a SEQUENCE), random inside."""
-    inner = rng.randbytes(700)
+    inner = rng.randbytes(size)
     tbs = b"\x30\x82" + len(inner).to_bytes(2, "big") + inner
     return b"\x30\x82" + len(tbs).to_bytes(2, "big") + tbs
 
@@ -235,6 +268,7 @@ def evasions(seed: int = 11) -> dict[str, Fields]:
     ssh_key = b"openssh-key-v1\x00\x00\x00\x00\x04none" + rng.randbytes(300)
     der = _der_rsa_private_key(rng)
     der_pem_body = _wrapped(_b64(der), 64)
+    lore = "lore_" + _token(rng, 43, _URLSAFE)
     return {
         "GitHub token, a space inside": (("body", f"CI pushes with {ghp[:20]} {ghp[20:]} nightly"),),
         "GitHub token, a tab inside": (("body", f"token {_with(ghp, 17, chr(9))}"),),
@@ -285,6 +319,17 @@ def evasions(seed: int = 11) -> dict[str, Fields]:
         "base64 of a PEM private key, wrapped at 76": (("body", _wrapped(_b64(pem))),),
         "a private key's base64 body without its armour": (("body", der_pem_body),),
         "an OpenSSH private key's base64 body without its armour": (("body", _wrapped(_b64(ssh_key), 70)),),
+        "GitHub token, a combining acute inside": (("body", _with(ghp, 14, "\u0301")),),
+        "GitHub token, a combining mark on every character": (("body", "".join(c + "\u0332" for c in ghp)),),
+        "GitHub token, a variation selector inside": (("body", _with(ghp, 22, "\ufe0f")),),
+        "GitHub token, a supplementary variation selector inside": (("body", _with(ghp, 9, "\U000e0100")),),
+        "GitHub token, an enclosing mark inside": (("statement", _with(gho, 30, "\u20dd")),),
+        "GitHub token, full-width with a combining mark": (("body", _with(_wide(ghp), 10, "\u0301")),),
+        "AWS key id, a combining grave inside": (("body", f"id {_with(aws, 6, chr(0x300))}"),),
+        "lore token, a combining acute inside": (
+            ("statement", f"CI signs in with {_with(lore, 20, chr(0x301))}"),
+        ),
+        "lore token, a space inside": (("body", f"LORE token {_with(lore, 25, ' ')}"),),
     }
 
 
@@ -348,6 +393,33 @@ def lookalikes(seed: int = 13) -> dict[str, str]:
         "a word with a soft hyphen": "The de\u00adployment guide is in the wiki.",
         "a Kubernetes secret template": "kind: Secret\ndata:\n  password: <base64 of it>\n  token: ''",
         "a pgpass line format": "host:port:database:username:password, one per line, mode 0600",
+        "decomposed accents": "Cafe\u0301, de\u0301ja\u0300 vu, nai\u0308ve re\u0301sume\u0301: "
+        "l’e\u0301quipe de\u0301ploie.",
+        "emoji with variation selectors": "Status: ✅\ufe0f done, ⚠\ufe0f flaky, ❤\ufe0f thanks, "
+        "keycap 1\ufe0f\u20e3.",
+        "settings that name secrets but hold none": "PASSWORD_MIN_LENGTH=8\nSECRET_KEY=\nTOKEN_TTL=3600\n"
+        "AUTH_BACKEND=django.contrib.auth.backends.ModelBackend\nAPI_KEY_HEADER=X-Api-Key\n"
+        "TOKEN_URL=https://auth.example.test/oauth/token\nJWT_ALGORITHM=HS256\nPASSWORD_HASHERS=argon2\n",
+        "secret settings from references": "DB_PASS=${DB_PASS}\nexport JWT_SIGNING_KEY=$JWT_KEY\n"
+        "ENCRYPTION_KEY=changeme\nAPI_TOKEN=<token>\nCLIENT_SECRET=***\nPRIVATE_KEY=/run/secrets/signing.pem\n"
+        "SECRET_KEY=os.environ['SECRET_KEY']\nAUTH_TOKEN=get_token()\nPGPASSWORD=$(cat ~/.pgpw)\n",
+        "code that passes a flag": "out = processor.batch_decode(ids, skip_special_tokens=True)[0]",
+        "a token digest and ids": f'token_sha256 = "{sha(64)}"\napi_key_id = "{uuid()}"\nbypass: {sha(12)}-x',
+        "Authorization headers with placeholders": 'curl -H "Authorization: Bearer $LORE_TOKEN" https://x.test\n'
+        "Authorization: Bearer ${LORE_TOKEN}\nAuthorization: Bearer <token>\nAuthorization: Bearer ...\n"
+        "Authorization: Bearer lore_…\nauthorization: bearer YOUR_ACCESS_TOKEN\n"
+        f"Authorization: Basic {_b64('alice:changeme')}\nAuthorization: Basic <base64 of user:password>",
+        "netrc entries without a password": "machine github.com login alice\n"
+        "machine gitlab.example.test login bob password $GITLAB_TOKEN\n"
+        "Each line reads: machine HOST login USER password PASSWORD.",
+        "colon-separated fields": "worker:8000:INFO:uvicorn:started\nat 12:30:45:00:01\n"
+        "fe80:0:0:0:abcd and 00:1a:2b:3c:4d:5e\nlocalhost:5432:*:postgres:<password>",
+        "a 40-character identifier": "class ThisIsAVeryLongCamelCaseIdentifierName12: ...",
+        "base64 of prose, 40 characters": f"b64: {_b64('Staging deploy ran fine today.')}",
+        "a certificate whose last line is 40 characters": "-----BEGIN CERTIFICATE-----\n"
+        + _wrapped(_b64(_der_certificate(rng, 694)), 64)
+        + "\n-----END CERTIFICATE-----",
+        "lore_ and a long snake_case name": "lore_session_start_hook_reads_facts_through_psql runs first.",
     }
 
 
@@ -366,4 +438,5 @@ def prefixed_tokens(seed: int = 17) -> dict[str, tuple[str, str]]:
         "OpenAI project": ("sk-proj-", _token(rng, 64, _URLSAFE)),
         "AWS key id": ("AKIA", _token(rng, 16, _UPPER_DIGITS)),
         "Google API key": ("AIza", _token(rng, 35, _URLSAFE)),
+        "lore": ("lore_", _token(rng, 43, _URLSAFE)),
     }

@@ -144,6 +144,17 @@ def test_an_evasion_reports_where_it_is_and_never_the_value() -> None:
     assert "base64" in hit.kind and encoded.split()[-1][8:] not in hit.describe()
 
 
+def test_a_combining_mark_inside_a_token_maps_back_to_the_text_as_given() -> None:
+    text = str(EVASIONS["GitHub token, a combining mark on every character"][0][1])
+    [hit] = secrets.scan(text)
+    token = text[hit.start : hit.end]  # from its first character to its last (the mark after it is not in)
+    assert hit.kind == "GitHub token" and hit.start == 0 and token.replace("\u0332", "") == text[::2]
+    text = "café déjà vu: " + str(EVASIONS["GitHub token, a combining acute inside"][0][1]) + " (rotated)"
+    [hit] = secrets.scan(text)
+    token = text[hit.start : hit.end]
+    assert token.startswith("ghp_") and len(token.replace("\u0301", "")) == 40 and token[-1] != " "
+
+
 def test_a_token_split_across_fields_names_both() -> None:
     with pytest.raises(Refused, match=r"title and body"):
         secrets.refuse(*EVASIONS["GitHub token, split across title and body"], what="note")
@@ -176,7 +187,12 @@ def test_the_format_character_table_is_unicodes() -> None:
 
 
 TOKENS = prefixed_tokens()
-_INVISIBLE = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "\u2066"])
+_INVISIBLE = st.sampled_from(
+    [
+        *("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "\u2066"),
+        *("\u0301", "\u0332", "\u20dd", "\ufe0f", "\U000e0100"),  # combining marks, variation selectors
+    ]
+)
 
 
 @given(kind=st.sampled_from(sorted(FAKES)), where=st.integers(0, 10_000), mark=_INVISIBLE)

@@ -7,22 +7,38 @@ tool argument can do it.
 
 What is detected, each shape narrow enough that ordinary prose and code do not match:
 
-    cloud         AWS access key ids (AKIA/ASIA/...) and secret keys (after their key name), GCP
+    cloud         AWS access key ids (AKIA/ASIA/...) and secret keys (after their key name, or
+                  alone: exactly 40 base64 characters with upper case, lower case and digits, entropy
+                  4+, not hex, not words, not base64 of text, not the last line of a PEM body), GCP
                   service-account JSON and Google API keys, Azure storage / Service Bus connection
                   strings (AccountKey=, SharedAccessKey=) and SAS signatures
+    lore          lore's own sign-in tokens (`lore_` and 43 url-safe base64 characters, as
+                  `lore token create` and the local secret file make them)
     API tokens    GitHub (ghp_ gho_ ghu_ ghs_ ghr_ github_pat_), GitLab (glpat-), Slack (xox?- and
                   webhook URLs), OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-), Anthropic (sk-ant-),
                   Stripe live keys (sk_live_, rk_live_), npm (npm_, _authToken=), PyPI (pypi-AgE...),
                   Hugging Face (hf_), SendGrid (SG.)
     key blocks    -----BEGIN ... PRIVATE KEY----- followed by key material
     passwords     URLs with a password (scheme://user:pass@host), key=value connection strings
-                  (Password=...; with Server= or Host=), libpq strings (host=... password=...)
+                  (Password=...; with Server= or Host=), libpq strings (host=... password=...),
+                  netrc entries (machine HOST login USER password ..., on one line or several) and
+                  pgpass lines (host:port:database:user:password, the port digits or `*`)
     JWTs          three base64url parts whose header decodes to JSON naming an `alg`
+    HTTP auth     an Authorization header's credentials (Bearer or token: 16+ characters, letters
+                  and digits, not words; Basic: base64 of user:password), in a header line, a curl
+                  -H argument or JSON, any case
     assignments   a quoted, random-looking value (>= 24 chars, mixed classes, high entropy) given
                   to a name such as api_key, secret, token or password; and, quoted or not, a value
                   that looks typed as a password (letters, digits and a symbol, 8+ varied chars) given
                   to password, passwd, pwd, passphrase, secret, token or api_key (`password=...`,
                   `DB_PASSWORD=...`, `password: ...` in YAML, `"password": "..."`)
+    settings      a setting whose name holds PASS, PWD, SECRET, TOKEN, API_KEY, PRIVATE_KEY,
+                  SIGNING_KEY, ENCRYPTION_KEY, ACCESS_KEY, MASTER_KEY, HMAC_KEY or AUTH at the start of
+                  one of its parts (`DB_PASS`, `PGPASSWORD`, `SECRET_KEY`, `JWT_SIGNING_KEY`,
+                  `export X=`, `X: ...`, `"x": "..."`) and no part after it that says it is something
+                  else (`_URL`, `_ID`, `_HASH`, `_MIN_LENGTH`, ...), given a hex key (32+), a random
+                  token (24+, not words) or a typed password (a symbol, letters and digits, 8+ with 6
+                  different characters)
 
 Placeholders (`password`, `***`, `<token>`, `${VAR}`, `changeme`, ...) and references (a variable, a
 call, a path, a URL, `${{ secrets.X }}`) are never findings.
@@ -31,8 +47,10 @@ Text is read the way a person would read it, not only byte for byte (docs/reliab
 
     normalised    NFKC (full-width `ｇｈｐ＿`, mathematical bold, no-break spaces become ASCII) and
                   without invisible format characters (zero-width spaces and joiners, word joiners,
-                  BOMs, soft hyphens, bidi controls); the token prefixes that allow it match in upper
-                  and lower case (`GHP_`, a lower-cased `akia...`)
+                  BOMs, soft hyphens, bidi controls) or combining marks and variation selectors
+                  (categories Mn and Me: U+0301, U+20DD, U+FE0F, U+E0100...; precomposed letters such
+                  as `é` stay); the token prefixes that allow it match in upper and lower case
+                  (`GHP_`, a lower-cased `akia...`)
     spaced        a token with spaces, tabs or a line break inside (`ghp_abc… def…`, groups of four),
                   joined again when what follows the prefix looks random and not like words
     encoded       every base64 or url-safe base64 run of 24+ characters (lines wrapped at 64 or 76
@@ -134,6 +152,8 @@ class _Rule:
     group: int | str = 0  # the part of the match that is the credential
     accept: Callable[[str], bool] | None = None
     spaced: _Spaced | None = None  # a token with a fixed prefix: also tried with spacing taken out
+    check: Callable[[re.Match[str]], bool] | None = None  # a judgement that needs the whole match
+    gate: re.Pattern[str] | None = None  # what a text needs for the rule to run (beyond its _HINTS)
 
 
 @dataclass(frozen=True)
@@ -152,8 +172,17 @@ def _rule(
     group: int | str = 0,
     accept: Callable[[str], bool] | None = None,
     flags: int = 0,
+    check: Callable[[re.Match[str]], bool] | None = None,
+    gate: str | None = None,
 ) -> _Rule:
-    return _Rule(kind, re.compile(pattern, flags), group, accept)
+    return _Rule(
+        kind,
+        re.compile(pattern, flags),
+        group,
+        accept,
+        check=check,
+        gate=None if gate is None else re.compile(gate),
+    )
 
 
 def _aws_key_id(value: str) -> bool:
@@ -185,11 +214,196 @@ def _password_like(value: str) -> bool:
         return False
     if _random_looking(value):
         return True
+    return _typed_password(value)
+
+
+def _typed_password(value: str, *, loose: bool = False) -> bool:
+    """Letters, digits and a symbol in at least 8 varied characters, and not a name. `loose`, for a
+    value given to a name that says it is a secret, counts 6 different characters and 3 letters as
+    varied (`s3cr3tP4ss!`, `t3st3rPass#`; not a version such as `1.0.0-rc1`)."""
     if _NAME.fullmatch(value):
         return False
     symbol = any(not c.isalnum() for c in value)
-    varied = _entropy(value) >= min(3.0, math.log2(len(value)) - 0.5)
+    if loose:
+        varied = len(set(value)) >= 6 and sum(c.isalpha() for c in value) >= 3
+    else:
+        varied = _entropy(value) >= min(3.0, math.log2(len(value)) - 0.5)
     return symbol and _mixed(value) and len(value) >= 8 and varied
+
+
+_WORD = re.compile(r"[A-Z]?[a-z]{3,}")
+_VOWELS = frozenset("aeiouy")
+
+
+def _word(piece: str) -> bool:
+    """Reads like a word: a vowel in every four letters, never three vowels in a row (`deploy`,
+    `facts`; not `qzxv` or `aeio`). Random letters pass now and then, so it counts only with `_wordy`."""
+    low = piece.lower()
+    return all(_VOWELS & set(low[i : i + 4]) for i in range(len(low) - 3)) and not any(
+        set(low[i : i + 3]) <= _VOWELS for i in range(len(low) - 2)
+    )
+
+
+def _kind_of(c: str) -> int:
+    return 0 if c.islower() else 1 if c.isupper() else 2
+
+
+def _wordy(value: str) -> bool:
+    """An identifier or words run together (`lore_session_start_hook...`, `ThisIsALongName12`,
+    `X-Amz-Session-Token`), not a random token: words of 4+ letters make up more than half of it, and
+    its letters and digits change between lower case, upper case and digits at fewer than 45 % of
+    them (random ones change at about 60 %). About 1 in 5,000 random 40-character tokens reads so, 1
+    in 200 of 16 characters."""
+    words = sum(len(w) for w in _WORD.findall(value) if _word(w))
+    if words * 2 <= len(value):
+        return False
+    plain = [c for c in value if c.isalnum()]
+    changes = sum(_kind_of(a) != _kind_of(b) for a, b in itertools.pairwise(plain))
+    return changes < 0.45 * (len(plain) - 1)
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_SLUG = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+")
+
+
+def _secret_value(value: str) -> bool:
+    """What a named setting holds when it holds a secret: a key in hex (32+ digits), a random token
+    (24+ characters, not words) or a typed password. Never a placeholder, a reference, a dotted or
+    word-like name, words joined by dashes, or code (`True)[0]`, `a.Emitter=a.Event`)."""
+    if _placeholder(value) or _reference(value) or any(c in value for c in "()[]"):
+        return False
+    chain = value.rstrip("=").split("=")
+    if len(chain) > 1 and all(_NAME.fullmatch(part) for part in chain):
+        return False  # assignments chained in minified code
+    if _HEX.fullmatch(value):
+        return len(value) >= 32 and _mixed(value)
+    if _NAME.fullmatch(value) and ("." in value or _wordy(value)):
+        return False
+    if _random_looking(value) and not _wordy(value):
+        return True
+    if _SLUG.fullmatch(value) and _wordy(value):
+        return False  # words joined by dashes, dots or underscores: a header name, a slug, a version
+    return _typed_password(value, loose=True)
+
+
+def _lore_token(value: str) -> bool:
+    """lore's own sign-in token (`lore_` and 32 random bytes in url-safe base64): both cases, varied,
+    not words (`lore_` and a long snake_case name is an identifier)."""
+    body = value[5:]
+    cased = any(c.isupper() for c in body) and any(c.islower() for c in body)
+    return cased and _entropy(body) >= 4.0 and not _wordy(body)
+
+
+# The parts of a setting's name after its secret word that say it holds something else: a digest, an
+# id, a location, a limit, a kind of thing (`TOKEN_HASH`, `API_KEY_ID`, `PASSWORD_MIN_LENGTH`, ...).
+_NOT_SECRET_WORDS = """hash hashed hashes sha sha1 sha256 sha512 md5 digest fingerprint checksum id ids
+    name names url uri urls endpoint host port file files path paths dir length len min max count size
+    type types ttl timeout expiry expires expiration expire header prefix suffix field env var hint
+    policy scope scopes backend backends provider store engine class module method methods algorithm
+    alg mode format version enabled required label validator validators hasher hashers public pub salt
+    rounds iterations cost query param params parameter parameters"""
+_NOT_SECRET_PARTS = frozenset(_NOT_SECRET_WORDS.split())
+_STRONG_WORDS = "key keys token tokens secret secrets pass password passwd pwd"
+_STRONG_PARTS = frozenset(_STRONG_WORDS.split())
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _secret_name(match: re.Match[str]) -> bool:
+    """The name in a `NAME=value` match names a secret: its secret word (`PASS`, `SECRET`, `TOKEN`,
+    `SIGNING_KEY`, ...) starts a part of it (`DB_PASS`, `PGPASSWORD`, `dbPassword`; not `bypass`,
+    `compass`), `auth` is alone or with a secret word (`AUTH_TOKEN`; not `AUTH_BACKEND`), and no later
+    part says it is something else (`TOKEN_URL`, `API_KEY_ID`). Not after `:` or `/` (a URL)."""
+    text, start = match.string, match.start()
+    first = start
+    while first > 0 and start - first < 64 and (text[first - 1].isalnum() or text[first - 1] in "_.-"):
+        first -= 1
+    if first and text[first - 1] in ":/":
+        return False
+    lead = text[first:start]
+    word = match.group("word").lower()
+    if word in ("pass", "pwd", "auth") and lead[-1:].isalpha() and not lead.isupper():
+        return False
+    rest = {part.lower() for part in _NAME_PART.findall(match.group("rest"))}
+    if rest & _NOT_SECRET_PARTS:
+        return False
+    return word != "auth" or not rest or bool(rest & _STRONG_PARTS)
+
+
+def _auth_header(match: re.Match[str]) -> bool:
+    """`Authorization: Bearer <token>` with a token (16+ characters, letters and digits, not words) or
+    `Basic <base64 of user:password>`; never a placeholder, a reference or a value cut short."""
+    value = match.group("v")
+    after = match.string[match.end("v") : match.end("v") + 1]
+    if after in ("…", "$", "{", "<", "*") or _placeholder(value) or _reference(value):
+        return False
+    if match.group("scheme").lower() == "basic":
+        data = _decode(value)
+        decoded = data.decode("utf-8", errors="replace") if data is not None else ""
+        user, colon, password = decoded.partition(":")
+        printable = decoded.isprintable() and "\ufffd" not in decoded
+        return printable and bool(user and colon) and len(password) >= 4 and not _placeholder(password)
+    return len(value) >= 16 and _mixed(value) and _entropy(value) >= 3.0 and not _wordy(value)
+
+
+def _login_password(value: str) -> bool:
+    """A password where a netrc entry or a pgpass line puts it: 6+ characters with a digit or a
+    symbol, not a placeholder, a reference or a NAME_IN_CAPITALS (`PASSWORD`, `API_TOKEN`)."""
+    if len(value) < 6 or _placeholder(value) or _reference(value) or re.fullmatch(r"[A-Z_]+", value):
+        return False
+    return _mixed(value) or any(not c.isalnum() for c in value)
+
+
+def _netrc(match: re.Match[str]) -> bool:
+    after = match.string[match.end() : match.end() + 7]
+    login = "login" in match.group("pairs") or re.match(r"\s+login\s", after + " ") is not None
+    return login and _login_password(match.group("v"))
+
+
+_HOST = re.compile(r"\*|[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*")
+
+
+def _pgpass(match: re.Match[str]) -> bool:
+    """hostname:port:database:username:password. The pattern starts at the colon before the port (a
+    literal the regex engine searches for quickly); the host is read back from there: a name (with a
+    letter or a dot) or `*`, at the start of a token. Not five hex groups (an IPv6 address or a MAC)."""
+    text, start = match.string, match.start()
+    first = start
+    while first > 0 and start - first < 253 and (text[first - 1].isalnum() or text[first - 1] in "_.-*"):
+        first -= 1
+    host = text[first:start]
+    boundary = first == 0 or text[first - 1].isspace() or text[first - 1] in "\"'`(["
+    if not boundary or not _HOST.fullmatch(host):
+        return False
+    if host != "*" and not any(c.isalpha() or c == "." for c in host):
+        return False  # a time, a run of numbers
+    if all(_HEX.fullmatch(field) for field in [host, *match.group()[1:].split(":")]):
+        return False
+    return _login_password(match.group("v"))
+
+
+_WRAPPED = re.compile(r"[A-Za-z0-9+/=]{48,}")
+
+
+def _aws_secret_alone(match: re.Match[str]) -> bool:
+    """40 characters of base64's alphabet with upper case, lower case and digits, not hex, varied
+    (entropy 4+: 40 random characters are at least 4.1), not words, not base64 of text, and not the
+    last line of a wrapped base64 block (a PEM certificate's)."""
+    value = match.group()
+    cased = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    if not (cased and _mixed(value)) or _HEX.fullmatch(value) or "EXAMPLE" in value:
+        return False
+    if _entropy(value) < 4.0 or _wordy(value):
+        return False
+    data = _decode(value)
+    if data is not None and _texty(data.decode("utf-8", errors="replace")):
+        return False
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    previous = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1 : max(line_start - 1, 0)].strip()
+    line_end = text.find("\n", match.end())
+    following = "" if line_end < 0 else text[line_end + 1 : line_end + 200].split("\n", 1)[0].strip()
+    wrapped = _WRAPPED.fullmatch(previous) or _WRAPPED.fullmatch(following)
+    return not wrapped and not following.startswith("-----END")
 
 
 _B = r"(?<![A-Za-z0-9_])"  # start of a token
@@ -275,6 +489,9 @@ _RULES: tuple[_Rule, ...] = (
     _token_rule("GitHub token", ["github_pat_"], r"[A-Za-z0-9_]{50,255}", alphabet=_ALNUM + "_", shortest=50),
     _token_rule("GitLab token", ["glpat-"], r"[A-Za-z0-9_\-]{20,}", alphabet=_ID, shortest=20),
     _token_rule(
+        "lore token", ["lore_"], r"[A-Za-z0-9_\-]{43}(?!-)", alphabet=_ID, shortest=43, accept=_lore_token
+    ),
+    _token_rule(
         "Slack token",
         [f"xox{c}-" for c in "abposre"],
         r"(?:[0-9]+-)*[A-Za-z0-9\-]{10,}",
@@ -318,6 +535,13 @@ _RULES: tuple[_Rule, ...] = (
         accept=_jwt,
     ),
     _rule(
+        "HTTP Authorization header",
+        r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:(?P<scheme>bearer|basic|token))[ \t]+"
+        r"(?P<v>[A-Za-z0-9._~+/\-]{8,}=*)",
+        "v",
+        check=_auth_header,
+    ),
+    _rule(
         "password in a URL",
         r"(?i:[a-z][a-z0-9+.\-]{1,20})://[^\s:/@?#\"'<>]{1,128}:(?P<v>[^\s@/?#\"'<>]{4,256})@[A-Za-z0-9.\-_\[\]]+",
         "v",
@@ -344,6 +568,19 @@ _RULES: tuple[_Rule, ...] = (
         lambda v: not _placeholder(v),
     ),
     _rule(
+        "password in a netrc entry",
+        r"(?:(?P<m>machine)|default)(?<![A-Za-z0-9_].{7})(?(m)\s+\S+)"
+        r"(?P<pairs>(?:\s+(?:login|account|port)\s+\S+){0,3})\s+password\s+(?P<v>\S+)",
+        "v",
+        check=_netrc,
+    ),
+    _rule(
+        "password in a pgpass line",
+        r":(?:\d{1,5}|\*)(?::(?:[^\s:\\\"'`]|\\.)+){2}:(?P<v>(?:[^\s:\\\"'`]|\\.)+)(?![^\s\"'`)\]])",
+        "v",
+        check=_pgpass,
+    ),
+    _rule(
         "secret assigned in code",
         r"(?i:api[_\-]?key|apikey|secret(?:[_\-]?key)?|access[_\-]?token|auth[_\-]?token|token|password"
         r"|passwd|client[_\-]?secret|private[_\-]?key)[\"']?\s*(?::|=|:=|=>)\s*[\"'](?P<v>[A-Za-z0-9_\-+/=.]{24,256})[\"']",
@@ -357,11 +594,29 @@ _RULES: tuple[_Rule, ...] = (
         "v",
         _password_like,
     ),
+    _rule(
+        "secret in a named setting",
+        r"(?=[AaEeHhMmPpSsTt])(?i:(?P<word>pass(?:words?|wd|phrase)?|pwd|secrets?|tokens?|api[_\-]?keys?"
+        r"|apikeys?|(?:private|signing|encryption|access|master|hmac|auth)[_\-]?keys?|auth))"
+        r"(?P<rest>(?:(?:[_.\-]|(?<=[a-z])(?=[A-Z]))[A-Za-z0-9]+){0,4})"
+        r"[\"']?[ \t]*(?::=|=>|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`<>;,]{8,256})",
+        "v",
+        _secret_value,
+        check=_secret_name,
+        # A name's words are everywhere in prose; an assignment of 8+ characters is not, and its regex
+        # is 10 times faster than the rule's (which tries its words at every a, e, h, m, p, s and t).
+        gate=r"(?:=|:)[ \t]*[\"'`]?[^\s\"'`<>;,]{8}",
+    ),
+    _rule(
+        "AWS secret access key, unlabelled",
+        r"(?<![A-Za-z0-9/+=_\-.:~%@])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_\-])",
+        check=_aws_secret_alone,
+    ),
 )
 _TOKEN_RULES = tuple(rule for rule in _RULES if rule.spaced is not None)
 
 # Each kind's matches contain one of these (lower-cased): a text without any skips its rules, which
-# keeps a scan of ordinary prose to a few substring searches for most kinds.
+# keeps a scan of ordinary prose to a few substring searches for most kinds. () runs the rule always.
 _HINTS: dict[str, tuple[str, ...]] = {
     "private key block": ("private key",),
     "GCP service-account key": ("service_account",),
@@ -372,6 +627,7 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "Azure SAS signature": ("sig=",),
     "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "GitLab token": ("glpat-",),
+    "lore token": ("lore_",),
     "Slack token": ("xox",),
     "Slack webhook URL": ("hooks.slack.com",),
     "Anthropic API key": ("sk-ant-",),
@@ -383,10 +639,20 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "Hugging Face token": ("hf_",),
     "SendGrid API key": ("sg.",),
     "JSON Web Token": ("eyj",),
+    "HTTP Authorization header": ("authorization",),
+    "password in a netrc entry": ("password",),
+    "password in a pgpass line": (":",),
     "password in a URL": ("://",),
     "password in a connection string": ("passw", "pwd"),
     "secret assigned in code": ("api", "secret", "token", "passw", "private"),
     "password assigned": ("passw", "pwd", "passphrase", "secret", "token", "api"),
+    "secret in a named setting": (
+        *("pass", "pwd", "secret", "token", "api", "private", "signing", "encryption", "access"),
+        *("master", "hmac", "auth"),
+    ),
+    # No word to look for: 40 characters of base64 standing alone. The pattern only gets past its
+    # first character at the start of a run of them, so ordinary prose costs one pass of the regex.
+    "AWS secret access key, unlabelled": (),
 }
 _TOKEN_HINTS = tuple({hint for rule in _TOKEN_RULES for hint in _HINTS[rule.kind]})
 
@@ -486,13 +752,34 @@ FORMAT_CHARACTERS = (
     (0xE0001, 0xE0001),
     (0xE0020, 0xE007F),
 )
-_DROP_FORMAT: dict[int, None] = {c: None for low, high in FORMAT_CHARACTERS for c in range(low, high + 1)}
+
+
+class _Invisible(dict[int, int | None]):
+    """str.translate's table of what the normalised copy drops: the format characters above, and
+    combining and enclosing marks (categories Mn and Me, variation selectors U+FE00-U+FE0F and
+    U+E0100-U+E01EF among them), which a token never holds and which would otherwise stop a match
+    (`ghp_abc\u0301def...`). Marks are found as they are met: a character's category is asked once,
+    and at most _REMEMBERED characters are kept (a text of every code point cannot grow it without end)."""
+
+    def __missing__(self, code: int) -> int | None:
+        kept = None if unicodedata.category(chr(code)) in ("Mn", "Me") else code
+        if len(self) < _REMEMBERED:
+            self[code] = kept
+        return kept
+
+
+_REMEMBERED = 65_536
+
+
+_DROP_INVISIBLE = _Invisible({c: None for low, high in FORMAT_CHARACTERS for c in range(low, high + 1)})
 _MAX_DEPTH = 2  # base64 inside base64, and no deeper
 
 
 def _normalised(text: str) -> _View | None:
     """NFKC of every non-ASCII run, without format characters (Cf: zero-width spaces and joiners,
-    word joiners, BOMs, soft hyphens, bidi controls); None when that changes nothing."""
+    word joiners, BOMs, soft hyphens, bidi controls) or combining marks and variation selectors (Mn,
+    Me), which are dropped first so that NFKC does not compose them into the letter before (`g` and
+    U+0301 would become `ǵ`); None when that changes nothing. Precomposed letters (`é`) stay."""
     if text.isascii():
         return None
     pieces: list[str] = []
@@ -502,7 +789,10 @@ def _normalised(text: str) -> _View | None:
         start, end = match.span()
         pieces.append(text[last:start])
         size += start - last
-        folded = unicodedata.normalize("NFKC", match.group()).translate(_DROP_FORMAT)
+        visible = match.group().translate(_DROP_INVISIBLE)
+        folded = unicodedata.normalize("NFKC", visible)
+        if folded != visible:
+            folded = folded.translate(_DROP_INVISIBLE)  # a compatibility form that NFKC decomposes
         if folded != match.group():
             runs.append((size, size + len(folded), start, end))
         pieces.append(folded)
@@ -517,11 +807,16 @@ def _normalised(text: str) -> _View | None:
 def _match_rules(view: _View, found: _Found) -> None:
     lowered = view.text.lower()
     for rule in _RULES:
-        if not any(hint in lowered for hint in _HINTS[rule.kind]):
+        hints = _HINTS[rule.kind]
+        if hints and not any(hint in lowered for hint in hints):
+            continue
+        if rule.gate is not None and rule.gate.search(view.text) is None:
             continue
         for match in rule.pattern.finditer(view.text):
             value = match.group(rule.group)
             if rule.accept is not None and not rule.accept(value):
+                continue
+            if rule.check is not None and not rule.check(match):
                 continue
             start, end = match.span(rule.group)
             found.add(rule.kind, view.start(start), view.end(end), value)
