@@ -56,11 +56,11 @@ def test_eight_processes_start_it_at_once_and_find_one_postmaster() -> None:
         status = subprocess.run([LORE, "db", "status"], env=env, capture_output=True, text=True, check=True)
         assert "running" in status.stdout
         stop = subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, text=True, check=True)
-        assert stop.stdout.strip() == "stopped"
+        assert stop.stdout.startswith("stopped;") and "until `lore db start`" in stop.stdout
         assert _postmasters(pgdata) == []
         assert embedded.running_url({"LORE_DATA_DIR": str(root)}) is None
         again = subprocess.run([LORE, "db", "stop"], env=env, capture_output=True, text=True, check=True)
-        assert again.stdout.strip() == "not running"
+        assert again.stdout.startswith("not running;")
     finally:
         embedded.stop({"LORE_DATA_DIR": str(root)})
         shutil.rmtree(root, ignore_errors=True)

@@ -29,10 +29,10 @@ def run(action: str) -> int:
         if external:
             print(external)
             return 0
-        print(embedded.start())
+        print(embedded.start())  # after `lore db stop`, says so: `lore db start` is the user's
         return 0
     if action == "start":
-        url = embedded.start()
+        url = embedded.start(release=True)
         with connect.connect(url) as conn:
             from lore.db import migrate
 
@@ -40,7 +40,11 @@ def run(action: str) -> int:
         print(f"running: {url}")
         return 0
     if action == "stop":
-        print("stopped" if embedded.stop() else "not running")
+        stopped = embedded.stop(hold=True)
+        print(
+            ("stopped" if stopped else "not running")
+            + "; it stays stopped (servers and hooks will not start it) until `lore db start`"
+        )
         return 0
     status = embedded.status()
     if external:

@@ -220,7 +220,7 @@ def quickstart(port: int | None = None) -> int:
         from lore.core.config import load_config
 
         config = load_config()
-        target = connect.target(config.database_url)
+        target = connect.target(config.database_url, release=True)  # the user asked: after `lore db stop` too
         with connect.connect(target.url) as conn:
             migrate.upgrade(conn)
     except BaseException:

@@ -33,15 +33,20 @@ class Target:
 
 
 def target(
-    config_url: str | None = None, env: Mapping[str, str] | None = None, *, start: bool = True
+    config_url: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    start: bool = True,
+    release: bool = False,
 ) -> Target:
-    """`LORE_DATABASE_URL`, else `[database] url`, else the embedded server (started on demand)."""
+    """`LORE_DATABASE_URL`, else `[database] url`, else the embedded server (started on demand,
+    unless `lore db stop` holds it stopped and this is not the user asking: see embedded.HELD)."""
     env = os.environ if env is None else env
     url = env.get("LORE_DATABASE_URL") or config_url
     if url:
         return Target(url, embedded=False)
     if start:
-        return Target(embedded.start(env), embedded=True)
+        return Target(embedded.start(env, release=release), embedded=True)
     running = embedded.running_url(env)
     if running is None:
         raise DatabaseError("The embedded PostgreSQL is not running.", "Start it with `lore db start`.")

@@ -534,8 +534,23 @@ def initialised(env: Mapping[str, str] | None = None) -> bool:
     return (pgdata_dir(env) / "PG_VERSION").exists()
 
 
-def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
-    """Start the embedded server if it is not running; return its URL. Safe to call concurrently."""
+# Written by `lore db stop`, removed by `lore db start`: while it is there, nothing starts the
+# server by itself (a running server reconnecting, a session-start hook, an agent's `lore mcp`).
+# A database stopped by a reboot has no such file and is started by the first session.
+HELD = "stopped-by-lore-db-stop"
+STOPPED_BY_USER = "The embedded database was stopped by `lore db stop`."
+
+
+def held(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the user stopped the server with `lore db stop` (and has not started it since)."""
+    return os.path.lexists(pgdata_dir(env).parent / HELD)
+
+
+def start(env: Mapping[str, str] | None = None, timeout: float = 60, *, release: bool = False) -> str:
+    """Start the embedded server if it is not running; return its URL. Safe to call concurrently.
+
+    After `lore db stop` it stays stopped: only `release=True` (`lore db start`, `lore run`, the
+    user asking for it) starts it again; any other start raises DatabaseError saying so."""
     current = status(env)
     if current.url:
         return current.url
@@ -544,6 +559,14 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60) -> str:
         current = status(env)  # another process may have started it while we waited
         if current.url:
             return current.url
+        marker = pgdata.parent / HELD
+        if release:
+            with contextlib.suppress(FileNotFoundError):
+                marker.unlink()
+        elif os.path.lexists(marker):
+            raise DatabaseError(
+                STOPPED_BY_USER, "Run `lore db start` to use the memory again; lore reconnects by itself."
+            )
         if not (pgdata / "PG_VERSION").exists():
             if pgdata.exists() and any(pgdata.iterdir()):
                 raise DatabaseError(
@@ -608,10 +631,14 @@ def _ensure_database(sock: Path) -> None:
             )
 
 
-def stop(env: Mapping[str, str] | None = None, timeout: float = 60) -> bool:
-    """Stop the embedded server; returns False when it was not running."""
+def stop(env: Mapping[str, str] | None = None, timeout: float = 60, *, hold: bool = False) -> bool:
+    """Stop the embedded server; returns False when it was not running. `hold=True` (`lore db
+    stop`) keeps it stopped until `lore db start`: see HELD."""
     pgdata = pgdata_dir(env)
     with _start_lock(pgdata):
+        if hold:  # before stopping: a server reconnecting in the meantime must find it
+            fd = os.open(pgdata.parent / HELD, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            os.close(fd)
         return _stop_locked(pgdata, timeout)
 
 

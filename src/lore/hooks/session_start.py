@@ -48,6 +48,9 @@ def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> 
     url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
     if url is None:  # after a reboot: start it now, within the deadline (about 0.3 s here)
         url = _start_database(env, started)
+        if url is None and embedded.held(env):
+            why = "the embedded database was stopped by `lore db stop`; `lore db start` brings it back"
+            return _unavailable(adapter, client_name, env, why)
         if url is None:
             return _unavailable(
                 adapter,
@@ -160,6 +163,8 @@ def _start_database(env: Mapping[str, str], started: float) -> str | None:
     """The embedded server started now when its cluster exists and the deadline leaves time (pg_ctl
     waits for it; the soft deadline's alarm bounds it); else started in the background. Its URL, or
     None when the session must go without."""
+    if embedded.held(env):
+        return None
     if not embedded.initialised(env) or guard.remaining(started, env) < 0.4:
         _start_database_in_background()
         return None

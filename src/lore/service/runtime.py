@@ -27,11 +27,12 @@ from psycopg_pool import ConnectionPool
 
 from lore.core.clients import canonical
 from lore.core.config import Config, LiveConfig
-from lore.core.errors import ConfigError, Conflict, LoreError, Refused
+from lore.core.errors import ConfigError, Conflict, DatabaseError, LoreError, Refused
 from lore.core.redact import redact
 from lore.core.session import SessionContext, build
 from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect as db
+from lore.db import embedded
 from lore.store import client_names
 from lore.store.replies import Replies
 
@@ -67,6 +68,7 @@ class Runtime:
     cwd: str = field(default_factory=os.getcwd)
     _live: LiveConfig = field(init=False)
     _pool: ConnectionPool | None = None
+    _embedded: bool = False  # the pool is the embedded server's (which `lore db stop` can hold)
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
     # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
     accounts: Accounts | None = None
@@ -144,6 +146,7 @@ class Runtime:
         with self._pool_lock:
             if self._pool is None:
                 target = db.target(self._configured_url(), self.env)
+                self._embedded = target.embedded
                 with db.connect(target.url) as conn:
                     from lore.db import migrate
 
@@ -257,6 +260,12 @@ class Runtime:
         not running) and asked once more: a live session recovers by itself, without waiting out
         the old pool's reconnection backoff. Only getting a connection is retried, never a call."""
         pool = self.pool()
+        if self._embedded and embedded.held(self.env):  # `lore db stop`: say so, do not wait for it
+            self._drop_pool(pool)
+            raise DatabaseError(
+                embedded.STOPPED_BY_USER,
+                "Run `lore db start` to use the memory again; lore reconnects by itself.",
+            )
         wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
         try:
             conn = pool.getconn(timeout=min(wait, 3.0))
