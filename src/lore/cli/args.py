@@ -129,6 +129,16 @@ def _parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="the embedded PostgreSQL")
     db.add_argument("action", choices=["start", "stop", "status", "url"], help="what to do")
 
+    svc = sub.add_parser(
+        "service", help="start the embedded database at each login (systemd user unit / launchd agent)"
+    )
+    svc.add_argument("action", choices=["install", "uninstall", "status"], help="what to do")
+    svc.add_argument(
+        "--no-enable",
+        action="store_true",
+        help="write or remove the file only; print the command that (de)activates it",
+    )
+
     sub.add_parser("init", help="write a starter config if none exists")
     which = sub.add_parser("which", help="print the space for a directory and why")
     which.add_argument("dir", nargs="?", default=None, help="default: the current directory")

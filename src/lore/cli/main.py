@@ -100,6 +100,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import database
 
         return database.run(args.action)
+    if command == "service":
+        from lore.cli import login
+
+        return login.run(args.action, enable=not args.no_enable)
     if command in ("init", "which", "doctor"):
         from lore.cli import setup
 

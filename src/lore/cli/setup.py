@@ -70,6 +70,8 @@ def doctor() -> int:
     if config is not None:
         _check_paths(config, lines)
         _check_database(config, lines)
+        if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
+            _check_login_start(lines)
     _check_embedder(config, lines)
     _check_signal(lines)
     _check_hook_log(lines)
@@ -130,6 +132,22 @@ def _check_paths(config: Config, lines: list[tuple[str, str]]) -> None:
                 "WARN",
                 f"space {space_id} is unreachable (no path, remote, default or reads_from leads to it) "
                 "→ give it paths or remotes, or remove it",
+            )
+        )
+
+
+def _check_login_start(lines: list[tuple[str, str]]) -> None:
+    from lore.installers import login
+
+    path = login.installed(os.environ)
+    if path is not None:
+        lines.append(("OK", f"login start installed: {path} starts the database at each login"))
+    else:
+        lines.append(
+            (
+                "OK",
+                "login start not installed: the first session after a reboot starts the database "
+                "(optional: `lore service install` starts it at login)",
             )
         )
 
