@@ -125,7 +125,7 @@ def test_the_next_session_here_leads_with_it_and_another_space_never_sees_it(
     assert text.startswith('<lore-memory space="work">')
     assert "Last session here: claude-code, just now (handoff n_1)." in text
     assert "> MARKER-LEAD: the migration is half done" in text
-    assert "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-))." in text
+    assert "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-); 1 untracked)." in text
     assert start_text(env, work.parent.parent / "other") == ""
     started = [e for e in log_lines(env) if e["event"] == "session-start"][-2]
     assert "last session" in started["detail"]

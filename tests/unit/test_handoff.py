@@ -61,7 +61,7 @@ def test_the_block_says_who_when_what_and_what_is_open() -> None:
         "> Fixed the login redirect; tests pass.",
         "> Next: the logout page.",
         "> Third line …",
-        "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-)). "
+        "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-); 1 untracked). "
         "Doing: n_12 Fix login; n_15 Logout page (+2 more).",
     ]
 

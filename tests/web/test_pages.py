@@ -11,7 +11,7 @@ import anyio
 import psycopg
 import pytest
 from playwright.sync_api import expect
-from support.lorehttp import bearer, mcp_session
+from support.lorehttp import bearer, mcp_session, push
 from support.mcpclient import ok
 
 from .conftest import Team, Watched, sign_in, wait_embedded
@@ -66,15 +66,17 @@ def test_revise_a_fact_and_see_both_versions(team: Team, conn: psycopg.Connectio
     sign_in(web, team.url, team.tokens["alice"], "/facts")
     page = web.page
     fact = page.locator("li.fact", has_text="deploys with make ship")
-    expect(fact.locator(".fact-line")).to_have_text(
-        f"alice's acme-api deploys with make ship [{seeded.fact} · work · 2026-01-05]"  # render.fact_line
+    # the statement as written, its id and dates beside it (not the agents' `[f_1 · ...]` suffix)
+    expect(fact.locator(".fact-line")).to_have_text("alice's acme-api deploys with make ship")
+    expect(fact.locator(".meta")).to_contain_text(
+        f"{seeded.fact} · about work · true from 2026-01-05 · claude-code"
     )
-    expect(fact.locator(".meta")).to_contain_text("claude-code")
     fact.locator("summary").click()
     expect(fact.locator("svg.timeline g.tl-row")).to_have_count(1)
     web.screenshot("facts")
     fact.get_by_role("link", name=re.compile("History, revise and forget")).click()
     page.wait_for_url(re.compile(f"/facts/{seeded.fact}$"))
+    expect(page.locator("h1.fact-line")).to_have_text("alice's acme-api deploys with make ship")
     # The workspace wraps at its slashes, never inside a folder's name.
     where = page.locator("code.path").first
     expect(where).to_have_text(f"{team.project}/work")
@@ -265,3 +267,20 @@ def test_facts_opens_on_the_space_written_to_last(team: Team, conn: psycopg.Conn
     expect(page.locator("li.fact", has_text="deploys with make ship")).to_have_count(0)
     page.goto(f"{team.url}/facts?space=work")
     expect(page.get_by_role("heading", level=1)).to_have_text("Facts in work")
+
+
+def test_no_flows_no_empty_picture_and_notes_say_their_space(
+    team: Team, conn: psycopg.Connection, web: Watched
+) -> None:
+    """Papercuts a new user hit: the spaces picture was a large empty box when no space reads from
+    another, and Notes lacked the "in SPACE" its sibling pages have."""
+    push(conn, "bob", 'default_space = "solo"\n[[space]]\nid = "solo"\n[[space]]\nid = "side"\n')
+    sign_in(web, team.url, team.tokens["bob"], "/spaces")
+    page = web.page
+    expect(page.locator("svg.spaces-map")).to_have_count(0)
+    expect(page.locator("p.no-flows")).to_contain_text("No space reads from or writes into another")
+    page.goto(team.url + "/notes")
+    expect(page.locator("main h1")).to_have_text("Notes in all your spaces")
+    page.goto(team.url + "/notes?space=side")
+    expect(page.locator("main h1")).to_have_text("Notes in side")
+    web.screenshot("spaces-no-flows")

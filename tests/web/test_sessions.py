@@ -12,9 +12,16 @@ from lore.store import handoffs
 from .conftest import Team, Watched, sign_in
 
 
-def _handoff(space: str, client: str, session: str, message: str, changed: int) -> capture.Handoff:
-    lines = [f" M src/file{i}.py" for i in range(changed)]
-    stat = f" {changed} files changed, {3 * changed} insertions(+)" if changed else None
+def _handoff(
+    space: str, client: str, session: str, message: str, changed: int, untracked: int = 0
+) -> capture.Handoff:
+    tracked = changed - untracked  # git's diff summary counts these only
+    lines = [f" M src/file{i}.py" for i in range(tracked)] + [f"?? new{i}.txt" for i in range(untracked)]
+    stat = (
+        f" {tracked} file{'s' if tracked != 1 else ''} changed, {3 * tracked} insertions(+)"
+        if tracked
+        else None
+    )
     return capture.Handoff(
         space=space,
         client=client,
@@ -38,7 +45,7 @@ def test_the_timeline_shows_each_agents_sessions_and_only_the_viewers(
         conn, _handoff("alice/work", "codex", "s-2", "Migrated the users table.\nBackfill next.", 0)
     )
     handoffs.record(
-        conn, _handoff("alice/work", "claude-code", "s-1", "Fixed login and logout.", 3)
+        conn, _handoff("alice/work", "claude-code", "s-1", "Fixed login and logout.", 3, untracked=2)
     )  # same session
     handoffs.record(conn, _handoff("bob/work", "gemini", "s-3", "BOB-ONLY: secret plans", 1))
 
@@ -54,7 +61,10 @@ def test_the_timeline_shows_each_agents_sessions_and_only_the_viewers(
     expect(entries.first).to_have_attribute("data-client", "claude-code")  # the most recently updated first
     expect(entries.first.locator(".handoff-message")).to_have_text("Fixed login and logout.")
     expect(entries.first).to_contain_text("(2 updates)")
-    expect(entries.first.locator("summary")).to_contain_text("3 changed files")
+    # three changed files, two of them untracked (not in git's "1 file changed" summary): said
+    expect(entries.first.locator("summary")).to_have_text(
+        "3 changed files (1 file changed, 3 insertions(+); 2 untracked)"
+    )
     expect(entries.nth(1)).to_contain_text("No uncommitted changes.")
     note = entries.first.locator("a[href^='/notes/n_']")
     expect(note).to_have_count(1)

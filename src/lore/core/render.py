@@ -174,14 +174,25 @@ def _quoted(message: str | None) -> tuple[list[str], bool]:
     return [f"> {line}" for line in shown[:HANDOFF_LINES]], more
 
 
+def changes_line(changed: int, changes: Sequence[str], diffstat: str | None) -> str:
+    """`4 changed files (1 file changed, 2 insertions(+); 3 untracked)`: git's diff
+    summary counts tracked files only, so the untracked ones (`??` in the status lines) are said."""
+    if not changed:
+        return "no uncommitted changes"
+    head = f"{changed} changed {'file' if changed == 1 else 'files'}"
+    summary = diffstat.splitlines()[-1].strip() if diffstat else ""
+    parts = [summary] if "changed" in summary else []
+    untracked = sum(1 for line in changes if line.startswith("??"))
+    if untracked:
+        parts.append(f"{'at least ' if changed > len(changes) else ''}{untracked} untracked")
+    return f"{head} ({'; '.join(parts)})" if parts else head
+
+
 def _state_line(last: LastSession) -> str | None:
     """`3 changed files (3 files changed, 10 insertions(+)). Doing: n_12 Fix login (+1 more).`"""
     h, parts = last.handoff, []
     if h.changes is not None:
-        noun = "file" if h.changed == 1 else "files"
-        changed = f"{h.changed} changed {noun}" if h.changed else "no uncommitted changes"
-        summary = h.diffstat.splitlines()[-1].strip() if h.diffstat else ""
-        parts.append(f"{changed} ({summary})" if h.changed and "changed" in summary else changed)
+        parts.append(changes_line(h.changed, h.changes, h.diffstat))
     if last.doing:
         named = "; ".join(
             f"n_{lineage} {' '.join((t or '').split())[:60]}".rstrip() for lineage, t in last.doing
@@ -247,7 +258,7 @@ def handoff_text(
     elif not h.changed:
         lines.append("Working tree: no uncommitted changes.")
     else:
-        lines.append(f"Working tree at that moment ({h.changed} changed):")
+        lines.append(f"Working tree at that moment: {changes_line(h.changed, h.changes, h.diffstat)}")
         lines += [f"  {line}" for line in h.changes]
         if h.changed > len(h.changes):
             lines.append(f"  ... {h.changed - len(h.changes)} more")

@@ -113,6 +113,7 @@ class UI:
         self.templates.filters["q"] = lambda value: quote(str(value), safe="")
         self.templates.filters["iso"] = _iso
         self.templates.filters["count"] = render.counted
+        self.templates.globals["changes_line"] = render.changes_line
         self.templates.filters["path"] = path_html
 
     # --- responses ------------------------------------------------------------------------------

@@ -60,7 +60,6 @@ async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     items = [
         {
             "fact": f,
-            "line": line(f),
             "versions": found.history[f.lineage],
             "timeline": svg.timeline(spans(found.history[f.lineage], False), now),
         }

@@ -65,7 +65,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         viewer,
         "spaces.html",
         spaces=rows,
-        picture=svg.spaces_map(viewer.names(), flows, default),
+        picture=svg.spaces_map(viewer.names(), flows, default) if flows else None,  # no empty box
         which=which,
         checked_paths=not ui.sign_in,
         config_path=path,
