@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# `make test`: the whole suite, with lint, type checks and the older-PostgreSQL run beside it.
+# `make test`: the whole suite, then lint, type checks and the older-PostgreSQL run.
 #
-# The main run (xdist, WORKERS processes) keeps both cores busy most of the time, but not its start
-# (workers importing and collecting) and not its end (the last few long tests); ruff, mypy and the
-# PostgreSQL 16 run (one process: it is mostly waiting on its server) fill those gaps. Each one's
-# output is printed after the main run, and any failure fails the whole.
+# The main run (xdist, WORKERS processes) goes first and alone: its tests time real programs (the
+# hooks' soft deadline, agent CLIs starting a hook, an embedded server starting), and on this 2-core
+# machine ruff, mypy and a second PostgreSQL run beside it pushed them past their limits (CI failed
+# on four such tests). Then ruff/mypy and the PostgreSQL 16 run (one process, mostly waiting on its
+# server) run together. Each one's output is printed at the end, and any failure fails the whole.
 #
 # Usage: scripts/test.sh BIN WORKERS OLDER_PG_TESTS...
 set -uo pipefail
@@ -20,14 +21,14 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
+"$bin/python" -m pytest -n "$workers" --dist worksteal
+status=$?
+
 (make --no-print-directory lint typecheck >"$logs/lint.out" 2>&1; echo $? >"$logs/lint.rc") &
 pids+=($!)
 (LORE_TEST_POSTGRES=16 "$bin/python" -m pytest -q -p no:cacheprovider "$@" >"$logs/pg16.out" 2>&1
 	echo $? >"$logs/pg16.rc") &
 pids+=($!)
-
-"$bin/python" -m pytest -n "$workers" --dist worksteal
-status=$?
 wait "${pids[@]}"
 pids=()
 for part in lint pg16; do
