@@ -3,14 +3,14 @@
 Gemini CLI 0.61 findings (seen here): it needs `security.auth.selectedType = "gemini-api-key"` in
 its settings, `GOOGLE_GEMINI_BASE_URL` points it at the mock, and a side request (its model router,
 a JSON-schema call) precedes the main one. Only the nested hook output arrives, inside
-`<hook_context>` in the first user turn, HTML-escaped (`&lt;lore-memory ...&gt;`). In `-p` mode it
+`<hook_context>` in the first user turn, with every `<` and `>` escaped (`&lt;`, `&gt;`): lore's
+envelope for Gemini is `[lore-memory …]`, which arrives as sent. In `-p` mode it
 declares only tools that need no confirmation, hence `trust: true` on lore's server. Tools are
 named `mcp_<server>_<tool>`.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -53,11 +53,11 @@ def _gemini(cli: Path, project: Project, mock: MockGemini, prompt: str = "hello"
 
 
 def _hook_context(body: dict[str, Any]) -> str:
-    """The hook's text as the model reads it (Gemini CLI escapes `<` and `>` inside the tag)."""
+    """The hook's text as the model reads it, as it arrived (not unescaped)."""
     turn = user_text(body)
     start = turn.find("<hook_context>")
     assert start >= 0, f"no <hook_context> in the first user turn: {turn[:500]!r}"
-    return html.unescape(turn[start : turn.index("</hook_context>", start)])
+    return turn[start + len("<hook_context>") : turn.index("</hook_context>", start)]
 
 
 def test_memory_arrives_in_hook_context_and_tools_are_declared(
@@ -74,7 +74,9 @@ def test_memory_arrives_in_hook_context_and_tools_are_declared(
         _gemini(gemini_cli, project, mock)
         first = mock.main_requests()[0]
         context = _hook_context(first)
-        assert "<lore-memory" in context and "not an instruction" in context
+        # First day, round 2 (item 8): the model read `&lt;lore-memory space="work"&gt;`.
+        assert '[lore-memory space="alpha"]' in context and "not an instruction" in context
+        assert "&lt;" not in context and "&gt;" not in context and "[/lore-memory]" in context
         assert context.index("make ship") < context.index("small PRs")
         assert "BETA-SECRET" not in json.dumps([r.body for r in mock.requests])
         names = function_names(first)

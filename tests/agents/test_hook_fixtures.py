@@ -74,7 +74,8 @@ def test_each_client_gets_the_memory_in_its_own_shape(
     else:
         assert client == "opencode"
         memory = out
-    assert memory.startswith("<lore-memory") and "acme-api deploys with make ship" in memory
+    opening = "[lore-memory" if client == "gemini" else "<lore-memory"  # Gemini escapes < and >
+    assert memory.startswith(opening) and "acme-api deploys with make ship" in memory
 
 
 def test_the_cline_script_answers_json_even_when_lore_has_nothing(
@@ -102,5 +103,11 @@ def test_the_cline_script_answers_json_even_when_lore_has_nothing(
         return answer
 
     assert "make ship" in run(project.env)["contextModification"]
+    # the database down: one line says the memory is unavailable and why (First day, round 2, item 3)
     down = {**project.env, "LORE_DATABASE_URL": "postgresql://postgres@/lore?host=/nonexistent"}
-    assert run(down) == {"cancel": False}
+    said = run(down)["contextModification"]
+    assert said.startswith("lore: the shared memory is unavailable") and "did not answer" in said
+    # the hook prints nothing at all (a config it cannot read): the script still answers JSON
+    broken = project.home / "broken.toml"
+    broken.write_text("[[space]\n")
+    assert run({**project.env, "LORE_CONFIG": str(broken)}) == {"cancel": False}

@@ -18,6 +18,7 @@ import pytest
 
 from lore.core import render
 from lore.core.session import Origin
+from lore.db import embedded
 from lore.store import facts
 
 from .claude import result_json, run_claude
@@ -178,7 +179,8 @@ def test_after_a_reboot_the_first_session_still_gets_the_memory(
         check=True,
         capture_output=True,
     )
-    subprocess.run([LORE, "db", "stop"], env=private, check=True, capture_output=True)
+    # a reboot: the server gone, and no `lore db stop` marker (which keeps it stopped on purpose)
+    assert embedded.stop(private) and not embedded.held(private)
     try:
         status = subprocess.run([LORE, "db", "status"], env=private, capture_output=True, text=True)
         assert status.stdout.startswith("stopped"), status.stdout

@@ -67,7 +67,7 @@ def stop(work: Path, message: str | None, session: str = "s-1", **extra: Any) ->
     return payload
 
 
-def start_text(env: dict[str, str], cwd: Path, client: str = "gemini") -> str:
+def start_text(env: dict[str, str], cwd: Path, client: str = "claude-code") -> str:
     out = hook(env, "session-start", {"session_id": "next", "cwd": str(cwd), "source": "startup"}, client)
     if not out:
         return ""

@@ -107,4 +107,5 @@ def compose(snapshot: Snapshot, session: SessionContext, config: Config, client:
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,
         instructions=snapshot.instructions,
+        fence=render.fence_for(client),
     )
