@@ -101,7 +101,10 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         except LoreError as exc:
             return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
         # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
-        body = {"ok": schema.current, "schema": schema.version, "expected": schema.expected}
+        body: dict[str, object] = {"ok": schema.current, "schema": schema.version}
+        body.update(expected=schema.expected, listen=schema.listen)
+        if schema.warning:  # ready all the same: replies then come with the poll (docs/deploy.md)
+            body["warning"] = schema.warning
         current = schema.current
         return JSONResponse(body, status_code=200 if current else 503)
 
