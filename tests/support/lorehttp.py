@@ -186,10 +186,12 @@ def _options(args: tuple[str, ...]) -> tuple[dict[str, Any], str]:
         flag = rest.pop(0)
         if flag in known:
             fields[known[flag]] = True
-        elif flag in ("--host", "--public-url", "--log-level") and rest:
+        elif flag in ("--host", "--public-url", "--log-level", "--log-format") and rest:
             value = rest.pop(0)
             if flag == "--log-level":
                 level = value
+            elif flag == "--log-format":
+                fields["json_logs"] = value == "json"
             else:
                 fields[flag[2:].replace("-", "_")] = value
         else:

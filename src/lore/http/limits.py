@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from lore.service import metrics
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -54,6 +56,7 @@ class Buckets:
 
 
 async def refuse(send: Send, status: int, error: str, description: str, retry_after: float = 0) -> None:
+    metrics.refused(f"{error}:{status}")
     headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
     if retry_after:
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))

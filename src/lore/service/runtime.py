@@ -33,6 +33,7 @@ from lore.core.session import SessionContext, build
 from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect as db
 from lore.db import embedded
+from lore.service import metrics
 from lore.store import client_names
 from lore.store.replies import Replies
 
@@ -106,6 +107,7 @@ class Runtime:
             total=int(self.env.get("LORE_MAX_WAITS", "1000")),
             poll_seconds=poll_seconds(self.env),
             poll_alone_seconds=poll_seconds(self.env, listening=False),
+            on_event=metrics.listen_event,
         )
 
     def database_url(self) -> str:
@@ -301,21 +303,29 @@ class Runtime:
                 "Run `lore db start` to use the memory again; lore reconnects by itself.",
             )
         wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
+        metrics.pool_use(waiting=1)
         try:
-            conn = pool.getconn(timeout=min(wait, 3.0))
-        except psycopg.OperationalError as exc:  # PoolTimeout included
-            stats = pool.get_stats()
-            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
-                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
-            else:
-                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
-                self._drop_pool(pool)
-                pool = self.pool()
-                conn = pool.getconn(timeout=wait)
+            try:
+                conn = pool.getconn(timeout=min(wait, 3.0))
+            except psycopg.OperationalError as exc:  # PoolTimeout included
+                stats = pool.get_stats()
+                if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
+                    conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
+                else:
+                    log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
+                    self._drop_pool(pool)
+                    pool = self.pool()
+                    conn = pool.getconn(timeout=wait)
+        finally:
+            metrics.pool_use(waiting=-1)
+        if metrics.ENABLED:
+            metrics.pool_size(pool.get_stats().get("pool_size", 0), pool.max_size)
+        metrics.pool_use(in_use=1)
         try:
             with conn:
                 yield conn
         finally:
+            metrics.pool_use(in_use=-1)
             if len(self._returned) > 1024:
                 self._returned.clear()
             self._returned[id(conn)] = time.monotonic()

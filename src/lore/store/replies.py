@@ -52,8 +52,9 @@ class Replies:
     total: int = 1000
     poll_seconds: float = 5.0  # beside LISTEN: the backstop
     poll_alone_seconds: float = 1.0  # without LISTEN: all there is
-    # Told what happened, for the metrics: "notified", "polled" (a poll woke someone), "lost",
-    # "reconnected", and "listening" / "polling" when the task starts.
+    # Told what happened, for the metrics: "waiting" / "waited" (a caller began / ended its wait),
+    # "notified", "polled" (a poll woke someone), "lost", "reconnected", and "listening" /
+    # "polling" when the task starts.
     on_event: Callable[[str], None] | None = None
     _group: TaskGroup | None = None
     _ready: anyio.Event | None = None
@@ -90,6 +91,7 @@ class Replies:
         waiter = _Waiter(space)
         self._waiters.append(waiter)
         self._users[user] += 1
+        self._tell("waiting")
 
         async def wait(seconds: float) -> bool:
             with anyio.move_on_after(max(0.0, seconds)):
@@ -101,6 +103,7 @@ class Replies:
         try:
             yield wait
         finally:
+            self._tell("waited")
             self._waiters.remove(waiter)
             self._users[user] -= 1
             if self._users[user] <= 0:
