@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -53,8 +54,16 @@ class JsonLines(logging.Formatter):
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
             line.update(fields)
-        if record.exc_info:
-            line["error"] = self.formatException(record.exc_info).splitlines()[-1]
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            first = str(error).strip().splitlines()
+            line["error"] = f"{type(error).__name__}: {first[0] if first else ''}"
+            frames = traceback.extract_tb(record.exc_info[2])
+            ours = [f for f in frames if "/lore/" in f.filename] or frames
+            if ours:
+                line["where"] = (
+                    f"{ours[-1].filename.rsplit('/lore/', 1)[-1]}:{ours[-1].lineno} {ours[-1].name}"
+                )
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
@@ -184,11 +193,12 @@ def _serve(
     try:
         app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless, json_logs), announce)
         # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log.
-        config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
-        if json_logs:
+        if json_logs:  # (a Config configures logging as it is made: make one only)
             config = uvicorn.Config(
                 app, host=host, port=port, log_level=log_level, log_config=None, access_log=False
             )
+        else:
+            config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
         server = uvicorn.Server(config)
         try:
             server.run(sockets=[sock])

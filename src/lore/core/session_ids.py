@@ -51,3 +51,8 @@ def client_of(session_id: str | None) -> tuple[str, str | None] | None:
 def issued(session_id: str | None) -> bool:
     """Whether `session_id` is one of these (its state then lives in the database, not a process)."""
     return bool(session_id) and str(session_id).startswith(PREFIX + ".")
+
+
+def state_key(user: str | None, session_id: str) -> str:
+    """The key of a session's state in the database: its user (none in local mode) and its id."""
+    return f"{user or ''}|{session_id}"

@@ -770,6 +770,7 @@ CREATE TABLE public.markdown_sections (
 CREATE TABLE public.mcp_sessions (
     key text NOT NULL,
     space text NOT NULL,
+    previous text,
     seen_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT mcp_sessions_key_check CHECK ((length(key) <= 1200)),
     CONSTRAINT mcp_sessions_space_check CHECK ((length(space) <= 200))

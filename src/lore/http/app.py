@@ -134,7 +134,7 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         max_sessions=int(state.env.get("LORE_MAX_SESSIONS", "10000")),
     )
     if options.stateless:  # sessions any replica serves: their state in the request or the database
-        _mcp_route(app).app = StatelessSessions(_mcp_route(app).app)
+        _mcp_route(app).app = StatelessSessions(_mcp_route(app).app, state, sign_in=options.sign_in)
     if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
         app.add_middleware(RegistrationGuard)
     if options.sign_in:  # one user cannot take the server's sessions or requests from the others

@@ -150,7 +150,7 @@ class UserLimits:
         self._open: dict[str, set[str]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        user = _user(scope)
+        user = user_of(scope)
         if scope["type"] != "http" or user is None:
             await self.app(scope, receive, send)  # not signed in: the SDK answers 401
             return
@@ -192,7 +192,7 @@ class UserRate:
         self.app, self.buckets = app, buckets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        user = _user(scope)
+        user = user_of(scope)
         if scope["type"] == "http" and user is not None:
             wait = self.buckets.take(user)
             if wait:
@@ -201,7 +201,7 @@ class UserRate:
         await self.app(scope, receive, send)
 
 
-def _user(scope: Scope) -> str | None:
+def user_of(scope: Scope) -> str | None:
     """The signed-in user of a request the SDK's bearer middleware authenticated, else None."""
     token = getattr(scope.get("user"), "access_token", None)
     subject = getattr(token, "subject", None)

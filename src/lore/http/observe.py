@@ -1,6 +1,7 @@
 """Around every request of `lore serve`: a request id, the request counted and timed for `/metrics`
 (by route, never by the path a caller typed), and with `--log-format json` one JSON line per
-request on the `lore.access` logger.
+request on the `lore.access` logger. A request the database failed under outside any tool (its
+token being checked while PostgreSQL restarts) gets 503 with `Retry-After`, never a bare 500.
 
 The request id is the caller's `X-Request-Id` when it is a short plain token (a load balancer's,
 so one id follows a request through both logs), else a new one; the answer carries it back. A log
@@ -11,16 +12,17 @@ mode) and the request id: never a header's value, a token or a body.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from starlette.routing import BaseRoute, Match
 
-from lore.http.limits import ASGIApp, Message, Receive, Scope, Send, client_address
+from lore.core.errors import DatabaseError
+from lore.http.limits import ASGIApp, Message, Receive, Scope, Send, client_address, user_of
 from lore.service import metrics
 
 log = logging.getLogger("lore.access")
@@ -42,16 +44,34 @@ class Observe:
         given = dict(scope.get("headers") or []).get(REQUEST_ID, b"")
         request_id = given.decode("ascii") if _GIVEN_ID.fullmatch(given) else uuid.uuid4().hex[:16]
         status = 500  # what the caller gets when the app fails before it answers
+        status_sent = False
 
         async def answering(message: Message) -> None:
-            nonlocal status
+            nonlocal status, status_sent
             if message.get("type") == "http.response.start":
-                status = int(message.get("status", 500))
+                status, status_sent = int(message.get("status", 500)), True
                 message["headers"] = [*(message.get("headers") or []), (REQUEST_ID, request_id.encode())]
             await send(message)
 
         try:
             await self.app(scope, receive, answering)
+        except DatabaseError as exc:
+            # The database went away under a request outside any tool (a token being checked, a
+            # config read): a 503 that says to call again, never a bare 500.
+            if status_sent:
+                raise
+            log.warning(
+                "database unavailable for %s %s: %s", scope.get("method"), scope.get("path"), exc.message
+            )
+            status = 503
+            body = json.dumps({"error": exc.message, "hint": exc.hint}).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"1"),
+                (REQUEST_ID, request_id.encode()),
+            ]
+            await send({"type": "http.response.start", "status": 503, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
         finally:
             seconds = time.monotonic() - started
             route = self._route(scope)
@@ -69,7 +89,7 @@ class Observe:
                             "status": status,
                             "ms": round(seconds * 1000, 1),
                             "client": client_address(scope),
-                            "user": _user(scope),
+                            "user": user_of(scope),
                         }
                     },
                 )
@@ -84,9 +104,3 @@ class Observe:
             if match == Match.FULL:
                 return str(getattr(route, "path", "other"))
         return "other"
-
-
-def _user(scope: Scope) -> str | None:
-    token: Any = getattr(scope.get("user"), "access_token", None)
-    subject = getattr(token, "subject", None)
-    return str(subject) if subject else None

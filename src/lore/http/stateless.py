@@ -8,7 +8,8 @@ affinity, any replica answers any request).
   state lives in the request or the database, never in one process. A 2026-07-28 request needs
   none of this: it names its client in its own envelope.
 - `GET /mcp` answers 405: a stateless server pushes nothing, and the SDK's stateless transport
-  would hold the stream open for nothing (the MCP spec allows 405 there).
+  would hold the stream open for nothing (the MCP spec allows 405 there). `DELETE /mcp` (the
+  client ended its session) forgets the session's record and answers 204.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ import json
 from typing import Any
 
 from lore.core import session_ids
-from lore.http.limits import ASGIApp, Message, Receive, Scope, Send
+from lore.http.limits import ASGIApp, Message, Receive, Scope, Send, user_of
+from lore.service import mcp_sessions
+from lore.service.runtime import Runtime
 
 MAX_PEEK = 64 * 1024  # an initialize request is small; a bigger body is not one worth reading
 SESSION_HEADER = b"mcp-session-id"
 
 
 class StatelessSessions:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, state: Runtime, *, sign_in: bool) -> None:
+        self.app, self.state, self.sign_in = app, state, sign_in
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -36,6 +39,9 @@ class StatelessSessions:
             await _not_allowed(send)
             return
         headers = dict(scope.get("headers") or [])
+        if method == "DELETE" and SESSION_HEADER in headers:
+            await self._end(scope, receive, send, headers[SESSION_HEADER].decode("latin-1"))
+            return
         if method != "POST" or SESSION_HEADER in headers:
             await self.app(scope, receive, send)
             return
@@ -60,6 +66,18 @@ class StatelessSessions:
             await send(message)
 
         await self.app(scope, peek, issuing)
+
+    async def _end(self, scope: Scope, receive: Receive, send: Send, session_id: str) -> None:
+        """DELETE /mcp: the client ended its session; its record in the database goes (204). In
+        sign-in mode only once the bearer token was checked (else the SDK answers 401); in local
+        mode the local secret was checked before this."""
+        user = user_of(scope)
+        if (self.sign_in and user is None) or not session_ids.issued(session_id):
+            await self.app(scope, receive, send)
+            return
+        await self.state.call(mcp_sessions.forget, session_ids.state_key(user, session_id))
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
 
 
 def _initializing(body: bytes) -> tuple[str | None, str | None] | None:

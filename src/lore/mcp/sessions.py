@@ -78,7 +78,9 @@ class Sessions:
         if given and resolved.client_name != given:
             resolved = replace(resolved, client_name=given)
         if sid:
-            await self._track(f"{rt.user() or ''}|{sid}", resolved, config, session_ids.issued(sid))
+            await self._track(
+                session_ids.state_key(rt.user(), sid), resolved, config, session_ids.issued(sid)
+            )
         return resolved
 
     async def _session(

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import psycopg
 
-# The previous space (NULL: the session is new here) and the new one written, in one statement.
+# The space recorded before (NULL: the session is new), and the new one written, in one statement:
+# the update keeps the old value in `previous` and returns it.
 _SWAP = """
-WITH old AS (SELECT space FROM mcp_sessions WHERE key = %(key)s FOR UPDATE)
 INSERT INTO mcp_sessions AS s (key, space) VALUES (%(key)s, %(space)s)
-ON CONFLICT (key) DO UPDATE SET space = excluded.space, seen_at = now()
-RETURNING (SELECT space FROM old)
+ON CONFLICT (key) DO UPDATE SET previous = s.space, space = excluded.space, seen_at = now()
+RETURNING previous
 """
+_FORGET = "DELETE FROM mcp_sessions WHERE key = %(key)s"
 _EXPIRE = "DELETE FROM mcp_sessions WHERE seen_at < now() - make_interval(days => %(days)s)"
 KEEP_DAYS = 30
 
 
 def swap_space(conn: psycopg.Connection, key: str, space: str) -> str | None:
     """Record `space` as session `key`'s; the one recorded before (None: none)."""
-    with conn.transaction():
-        row = conn.execute(_SWAP, {"key": key, "space": space}).fetchone()
+    row = conn.execute(_SWAP, {"key": key, "space": space}).fetchone()
     return str(row[0]) if row and row[0] is not None else None
 
 
@@ -27,3 +27,8 @@ def expire(conn: psycopg.Connection, days: int = KEEP_DAYS) -> int:
     """Delete the sessions unseen for `days`; how many went."""
     with conn.transaction():
         return conn.execute(_EXPIRE, {"days": days}).rowcount
+
+
+def forget(conn: psycopg.Connection, key: str) -> bool:
+    """The session ended (its client said so): its record goes."""
+    return conn.execute(_FORGET, {"key": key}).rowcount > 0

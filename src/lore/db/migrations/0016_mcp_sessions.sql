@@ -6,6 +6,7 @@
 CREATE TABLE mcp_sessions (
     key      text        PRIMARY KEY CHECK (length(key) <= 1200),
     space    text        NOT NULL CHECK (length(space) <= 200),
+    previous text,                  -- the space before the last change of `space` (the swap's answer)
     seen_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX mcp_sessions_seen_at ON mcp_sessions (seen_at);
