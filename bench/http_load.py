@@ -39,7 +39,7 @@ import psycopg
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, TextContent
-from procs import cpu_seconds, rss_mb
+from procs import cpu_seconds, rss_mb, tree_cpu_seconds
 from report import commit, machine, replace_section
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -424,11 +424,14 @@ Errors of the other users: {calm} quiet, {loud} while flooded. Most connections 
 SCALE_SECTION = "## HTTP scale-out"
 
 
-def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(env: dict[str, str], log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [str(BIN / "lore"), "serve", "--sign-in", "--port", str(port)], env=env, stdout=out, stderr=out
+            [str(BIN / "lore"), "serve", "--sign-in", "--port", str(port), *extra],
+            env=env,
+            stdout=out,
+            stderr=out,
         )
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -499,6 +502,133 @@ Rerun: `.venv/bin/python bench/http_load.py --scale {args.scale} --seconds {args
     return 0
 
 
+TEAM_SECTION = "## Team mode: replicas behind a load balancer, with and without a pooler"
+
+
+def team(
+    args: argparse.Namespace, env: dict[str, str], db_url: str, tokens: dict[str, str], tmp: Path
+) -> int:
+    """Docs/deploy.md's team setup on this machine: N `lore serve --sign-in --stateless` replicas
+    behind HAProxy (round robin, no stickiness; started here as the tests start it), reaching
+    PostgreSQL directly or through PgBouncer in transaction mode (LISTEN on the direct URL). The
+    same mix as the HTTP load section, every session through the balancer. CPU per call is counted
+    for the replicas alone and for everything serving (replicas, PostgreSQL and its backends,
+    PgBouncer, HAProxy), so the figure carries to a machine with more cores."""
+    from support.infra import start_haproxy, start_pgbouncer
+
+    counts = [int(n) for n in args.team.split(",")]
+    status = embedded.status(env)
+    assert status.pid is not None
+    rows = []
+    for pooled in (False, True):
+        bouncer = start_pgbouncer(db_url, pool_size=args.bouncer_pool) if pooled else None
+        try:
+            for n in counts:
+                replica_env = {**env, "LORE_DATABASE_URL": db_url}
+                if bouncer is not None:
+                    replica_env.update(
+                        LORE_DATABASE_URL=bouncer.url,
+                        LORE_DATABASE_POOLER="transaction",
+                        LORE_LISTEN_URL=db_url,
+                    )
+                servers = [
+                    start_server(replica_env, tmp / f"team-{pooled}-{n}-{i}.log", "--stateless")
+                    for i in range(n)
+                ]
+                # Checked as a production balancer would (every 2 s, out after 3 failures): under
+                # this load a 300 ms check that times out twice would take the only replica out.
+                ports = [int(url.rsplit(":", 1)[1]) for _, url in servers]
+                lb = start_haproxy(ports, check="inter 2s fall 3 rise 1")
+                try:
+                    lb.wait({f"r{i + 1}": "UP" for i in range(n)})
+                    warm_up(db_url)
+                    label = f"{n} replica{'s' if n > 1 else ''}, {'PgBouncer' if pooled else 'direct'}"
+                    print(f"{label}: {args.sessions} sessions for {args.seconds:g} s ...", file=sys.stderr)
+                    others = [status.pid, lb.proc.pid] + ([bouncer.proc.pid] if bouncer is not None else [])
+                    cpu = [cpu_seconds(p.pid) for p, _ in servers]
+                    rest = [tree_cpu_seconds(pid) for pid in others]
+                    client = sum(os.times()[:2])
+                    load = os.getloadavg()[0]
+                    STATUSES.clear()
+                    run = anyio.run(
+                        drive, args, lb.url, db_url, tokens, tmp / "home", args.sessions, args.seconds
+                    )
+                    calls = sum(len(v) for v in run["out"].values())
+                    used = sum(cpu_seconds(p.pid) - c for (p, _), c in zip(servers, cpu, strict=True))
+                    around = sum(tree_cpu_seconds(pid) - c for pid, c in zip(others, rest, strict=True))
+                    client = sum(os.times()[:2]) - client
+                    every = sorted(t for v in run["out"].values() for t in v)
+                    p95 = every[int(len(every) * 0.95)] if every else 0.0
+                    rows.append(
+                        {
+                            "label": label,
+                            "rate": calls / run["elapsed"],
+                            "p95": p95,
+                            "replica_ms": used / max(1, calls) * 1000,
+                            "all_ms": (used + around) / max(1, calls) * 1000,
+                            "client_ms": client / max(1, calls) * 1000,
+                            "errors": len(run["errors"]),
+                            "connections": run["peak"].get("(all but the sampler)", 0),
+                            "load": load,
+                            "statuses": ", ".join(
+                                f"{n} x {what[:40]}" for what, n in STATUSES.most_common(3)
+                            ),
+                        }
+                    )
+                    for line in run["errors"][:5]:
+                        print("error:", line, file=sys.stderr)
+                finally:
+                    lb.stop()
+                    for proc, _ in servers:
+                        stop_process(proc, timeout=120)
+        finally:
+            if bouncer is not None:
+                bouncer.stop()
+    base = rows[0]["rate"]
+    lines = []
+    for r in rows:
+        errors = f"{r['errors']} ({r['statuses']})" if r["statuses"] else str(r["errors"])
+        lines.append(
+            f"| {r['label']} | {r['rate']:.0f} | {r['rate'] / base:.2f}x | {r['p95']:.0f} | "
+            f"{r['replica_ms']:.1f} | {r['all_ms']:.1f} | {r['client_ms']:.1f} | "
+            f"{r['connections']} | {errors} | {r['load']:.1f} |"
+        )
+    table = "\n".join(lines)
+    embedder = env.get("LORE_EMBEDDER", "default (local)")
+    section = f"""{TEAM_SECTION}
+
+The team setup of docs/deploy.md on this one machine: N `lore serve --sign-in --stateless`
+replicas behind HAProxy 2.6 (round robin, no stickiness, each checked on `/readyz`), reaching
+PostgreSQL directly or through PgBouncer 1.18 in transaction mode (`default_pool_size =
+{args.bouncer_pool}`; LISTEN on the direct URL). The mix of the HTTP load section: {args.sessions}
+sessions of {args.users} users, every request through the balancer, {args.seconds:g} s each;
+embedder `{embedder}`; `LORE_POOL_SIZE={args.pool}` per replica.
+
+**The same 2 cores serve everything here**: the replicas, PostgreSQL, PgBouncer, HAProxy and the
+load generator (the SDK's client, one process). So more replicas cannot add calls/s on this
+machine; what carries to a bigger one is the CPU per call: "replicas" is the `lore serve`
+processes' own, "all serving" adds PostgreSQL (postmaster and backends), PgBouncer and HAProxy.
+Divide the cores you give lore by it for a ceiling, then keep headroom (p95 grows with the queue).
+Other engineers' work shares the machine too: the last column is its 1-minute load average when
+each run began (2 means both cores were already busy), so compare rows with that in mind.
+
+- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC
+- Machine: {machine()}
+- lore commit: {commit()}
+
+| setup | calls/s | vs first | p95 ms | CPU/call, replicas, ms | CPU/call, all serving, ms \
+| CPU/call, client, ms | most PostgreSQL connections | errors | load average before |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{table}
+
+Rerun: `.venv/bin/python bench/http_load.py --team {args.team} --seconds {args.seconds:g} --write`
+"""
+    print(section)
+    if args.write:
+        replace_section(DOC, TEAM_SECTION, section)
+    return 1 if any(r["errors"] for r in rows) else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60)
@@ -515,6 +645,12 @@ def main() -> int:
         metavar="N,N,...",
         help=f"instead: the same load over N `lore serve` processes on one database ('{SCALE_SECTION}')",
     )
+    ap.add_argument(
+        "--team",
+        metavar="N,N,...",
+        help=f"instead: N --stateless replicas behind HAProxy, direct and via PgBouncer ('{TEAM_SECTION}')",
+    )
+    ap.add_argument("--bouncer-pool", type=int, default=6, help="--team: PgBouncer's default_pool_size")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-http-", dir="/tmp"))
@@ -532,6 +668,8 @@ def main() -> int:
         db_url = embedded.start(env)
         tokens = prepare(db_url, args.users + (1 if args.flood else 0), tmp / "home", args.notes)
         flooder = f"user{args.users:02d}" if args.flood else None
+        if args.team:
+            return team(args, env, db_url, tokens, tmp)
         server, url = start_server(env, tmp / "serve.log")
         warm_up(db_url)
         if args.scale:

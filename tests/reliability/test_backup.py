@@ -52,7 +52,7 @@ async def test_a_dump_taken_while_writing_restores_whole_and_every_tool_answers(
         f'[[space]]\nid = "alpha"\npaths = ["{dirs["alpha"]}"]\naccepts_from = ["gamma"]\n'
         f'[[space]]\nid = "gamma"\npaths = ["{dirs["gamma"]}"]\naccepts_from = ["alpha"]\n'
     )
-    stop, done = threading.Event(), []
+    stop, done = threading.Event(), list[int]()
     writer = threading.Thread(
         target=_write, args=(db_url, lore_env["LORE_CONFIG"], dirs["alpha"], stop, done)
     )

@@ -182,15 +182,16 @@ class Balancer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def start_haproxy(backends: list[int], *, attempts: int = 3) -> Balancer:
+def start_haproxy(
+    backends: list[int], *, check: str = "inter 300ms fall 2 rise 1", attempts: int = 3
+) -> Balancer:
     """HAProxy on a free 127.0.0.1 port: round robin over `backends` (127.0.0.1 ports), no stickiness,
-    each checked on /readyz every 300 ms (down after 2 failures, up after 1 success); a request
+    each checked on /readyz (`check`: every 300 ms, down after 2 failures, up after 1 success); a request
     whose connection was refused goes to another server (`retries`, `option redispatch`), a request
     already sent is never sent twice."""
     require(HAPROXY)
     servers = "\n".join(
-        f"    server r{i} 127.0.0.1:{port} check inter 300ms fall 2 rise 1"
-        for i, port in enumerate(backends, start=1)
+        f"    server r{i} 127.0.0.1:{port} check {check}" for i, port in enumerate(backends, start=1)
     )
     for _ in range(attempts):
         home = Path(tempfile.mkdtemp(prefix="lore-haproxy-", dir="/tmp"))

@@ -13,6 +13,7 @@ def test_an_issued_id_gives_back_the_clients_name_and_version() -> None:
     assert session_ids.client_of(first) == ("claude-code", "2.1.332")
     assert session_ids.issued(first) and all(0x21 <= ord(c) <= 0x7E for c in first)  # a header's characters
     assert session_ids.client_of(session_ids.issue("Zoë's agent ✓", "")) == ("Zoë's agent ✓", None)
+    assert session_ids.client_of(session_ids.issue(None, None)) is None  # no name given: none carried
     long = session_ids.client_of(session_ids.issue("x" * 500, "v" * 500))
     assert long == ("x" * 200, "v" * 100)
 
@@ -27,7 +28,7 @@ def test_an_issued_id_gives_back_the_clients_name_and_version() -> None:
         "lore1.WyJvbmx5LW9uZSJd.00",  # ["only-one"]
         "lore2.WyJhIiwiYiJd.00",
         "lore1." + "A" * 2000 + ".00",
-        session_ids.issue(None, None),  # a client that gave no name: an id, but no name in it
+        "lore1.WyIiLCAiIl0.00",  # ["", ""]: a client that gave no name (an id, but no name in it)
     ],
 )
 def test_anything_else_names_no_client(other: str | None) -> None:

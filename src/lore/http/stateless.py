@@ -68,7 +68,7 @@ class StatelessSessions:
         await self.app(scope, peek, issuing)
 
     async def _end(self, scope: Scope, receive: Receive, send: Send, session_id: str) -> None:
-        """DELETE /mcp: the client ended its session; its record in the database goes (204). In
+        """The client ended its session (`DELETE /mcp`): its record in the database goes (204). In
         sign-in mode only once the bearer token was checked (else the SDK answers 401); in local
         mode the local secret was checked before this."""
         user = user_of(scope)

@@ -174,7 +174,7 @@ def _event(conn: psycopg.Connection, lineage: int, status: str, note: str | None
     )
 
 
-# --- for a listener's own (async) connection -----------------------------------------------------
+# --- what `lore listen` reads after a notification (or its poll) ----------------------------------
 
 SINCE = (
     "SELECT lineage, space, status, title, body, from_space, from_source, from_workspace, filed_at, "
@@ -184,7 +184,7 @@ LATEST = "SELECT coalesce(max(lineage), 0) FROM tasks"
 
 
 def inbox_since_now(conn: psycopg.Connection, space: str, after: int) -> list[Task]:
-    """`inbox_since` on a pooled (synchronous) connection: `lore listen` without a LISTEN of its own."""
+    """Inbox tasks of `space` with a lineage above `after`, oldest first (what `lore listen` prints)."""
     with conn.cursor(row_factory=class_row(Task)) as cur:
         cur.execute(SINCE, {"space": space, "after": after})
         return cur.fetchall()
@@ -192,17 +192,4 @@ def inbox_since_now(conn: psycopg.Connection, space: str, after: int) -> list[Ta
 
 def latest_lineage(conn: psycopg.Connection) -> int:
     row = conn.execute(LATEST).fetchone()
-    return int(row[0]) if row else 0
-
-
-async def inbox_since(conn: psycopg.AsyncConnection, space: str, after: int) -> list[Task]:
-    """Inbox tasks of `space` with a lineage above `after`, oldest first (what `lore listen` prints)."""
-    async with conn.cursor(row_factory=class_row(Task)) as cur:
-        await cur.execute(SINCE, {"space": space, "after": after})
-        return await cur.fetchall()
-
-
-async def latest(conn: psycopg.AsyncConnection) -> int:
-    cur = await conn.execute(LATEST)
-    row = await cur.fetchone()
     return int(row[0]) if row else 0
