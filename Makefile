@@ -103,6 +103,7 @@ bench: $(STAMP) $(MODELS)
 	$(BIN)/python bench/locomo.py --peers --write
 	$(BIN)/python bench/search_latency.py --write
 	$(BIN)/python bench/http_load.py --flood --write
+	$(BIN)/python bench/http_load.py --team 1,2,3 --seconds 30 --write
 	$(BIN)/python bench/embed_memory.py --write
 	$(BIN)/python bench/soak.py --write
 
