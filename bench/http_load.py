@@ -161,7 +161,9 @@ async def session_loop(
     headers = {"Authorization": f"Bearer {secret}", "X-Lore-Workspace": str(workspace)}
 
     async def note_status(response: httpx2.Response) -> None:
-        if response.status_code >= 400:  # the SDK's client reports these as -32603 only
+        # (the SDK's client reports these as -32603 only; a stateless server's 405 to the SDK's GET
+        # stream is no error: nothing is pushed without a session)
+        if response.status_code >= 400 and (response.status_code, response.request.method) != (405, "GET"):
             body = (await response.aread())[:160].decode("utf-8", "replace")
             STATUSES[f"HTTP {response.status_code} {response.request.method}: {body}"] += 1
 

@@ -136,6 +136,28 @@ MUTATIONS: tuple[Mutation, ...] = (
         (("        if recent and not _readable(conn):\n", "        if recent:\n"),),
         ("tests/integration/test_pool.py",),
     ),
+    # --- through a transaction pooler (PgBouncer): nothing prepared, nothing left on a connection
+    Mutation(
+        "pooler-prepares",
+        "through a transaction pooler the pool prepares no statement server-side",
+        "src/lore/service/runtime.py",
+        (('                    kwargs["prepare_threshold"] = None\n', "                    pass\n"),),
+        ("tests/http/test_pooler.py::test_every_tool_through_the_pooler",),
+    ),
+    Mutation(
+        "hook-statement-timeout-leaks",
+        "the hook's psql sets its statement_timeout for its own transaction only",
+        "src/lore/db/snapshot.py",
+        (("SET LOCAL statement_timeout = :timeout_ms;\n", "SET statement_timeout = :timeout_ms;\n"),),
+        ("tests/http/test_pooler.py::test_the_api_the_web_ui_and_the_hooks_through_the_pooler",),
+    ),
+    Mutation(
+        "stateless-session-state-in-process",
+        "a stateless replica reads a session's last space from the database, not its own memory",
+        "src/lore/mcp/sessions.py",
+        (("        if shared and (last is None or", "        if False and (last is None or"),),
+        ("tests/http/test_team.py",),
+    ),
     Mutation(
         "instructions-own-files",
         "session start leaves out the instruction files the client loads itself",

@@ -129,7 +129,7 @@ class Replies:
 
     async def _run(self, ready: anyio.Event) -> None:
         try:
-            url = self.url()
+            url = await anyio.to_thread.run_sync(self.url)  # may open the pool: never on the event loop
             last = await self.run(messages.latest_id)
             if url is None:
                 self._tell("polling")
