@@ -70,3 +70,20 @@ def test_the_schema_refuses_what_the_registry_refuses() -> None:
     two_slashes["name"] = "io.github.shared-lore/lore/extra"
     for bad in (too_long, latest, two_slashes):
         assert _errors(bad), bad
+
+
+def test_every_packaging_says_this_version_and_these_tools() -> None:
+    """The version lives in pyproject.toml; the packagings repeat it (and the bundle lists the tools,
+    as Claude Desktop shows them before it starts anything)."""
+    from lore.mcp.tools import TOOLS
+
+    version = _project()["version"]
+    assert _json(ROOT / "gemini-extension" / "gemini-extension.json")["version"] == version
+    manifest = _json(ROOT / "mcpb" / "manifest.json")
+    assert manifest["version"] == version
+    assert [t["name"] for t in manifest["tools"]] == [t.__name__ for t in TOOLS]
+    hooks = json.dumps(_json(ROOT / "gemini-extension" / "hooks" / "hooks.json"))
+    assert (
+        "lore hook session-start --client gemini" in hooks
+        and "lore hook session-end --client gemini" in hooks
+    )
