@@ -28,19 +28,22 @@ $(MODELS): scripts/fetch_models.py | $(RUNTIME)
 models: $(MODELS)
 
 # The web UI's browser tests drive Debian's Chromium through Playwright (whose own browser download
-# cannot work offline); the completion tests run bash, zsh and fish. Installed once, as root, when
-# missing.
+# cannot work offline); the completion tests run bash, zsh and fish; the team-mode tests start
+# PgBouncer (transaction pooling) and HAProxy (a load balancer) themselves, on free loopback ports.
+# Installed once, as root, when missing.
 CHROMIUM := /usr/bin/chromium
 SHELLS   := /usr/bin/zsh /usr/bin/fish
-$(CHROMIUM) $(SHELLS):
+INFRA    := /usr/sbin/pgbouncer /usr/sbin/haproxy
+DEBS     := chromium zsh fish pgbouncer haproxy
+$(CHROMIUM) $(SHELLS) $(INFRA):
 	@if [ "$$(id -u)" = 0 ]; then \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium zsh fish; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEBS); \
 	else \
-		echo "The tests need Debian's chromium, zsh and fish. Run: sudo apt-get update && sudo apt-get install -y chromium zsh fish" >&2; \
+		echo "The tests need Debian's $(DEBS). Run: sudo apt-get update && sudo apt-get install -y $(DEBS)" >&2; \
 		exit 1; \
 	fi
 
-chromium: $(CHROMIUM) $(SHELLS)
+chromium: $(CHROMIUM) $(SHELLS) $(INFRA)
 
 run: $(RUNTIME) $(MODELS)
 	$(BIN)/lore run
@@ -79,7 +82,7 @@ OLDER_PG_TESTS := tests/integration/test_server_version.py tests/integration/tes
 # CLIs, servers, timeouts). scripts/test.sh runs ruff, mypy and the PostgreSQL 16 run beside them.
 WORKERS ?= 4
 
-test: $(STAMP) $(MODELS) $(CHROMIUM) $(SHELLS)
+test: $(STAMP) $(MODELS) $(CHROMIUM) $(SHELLS) $(INFRA)
 	scripts/test.sh $(BIN) $(WORKERS) $(OLDER_PG_TESTS)
 
 unit: $(STAMP) $(MODELS)

@@ -101,7 +101,9 @@ async def test_stateless_replica_serves_any_request(
                 "space"
             ] == "alice/work"
             assert "no affinity" in text(await ok(s, "recall_facts"))
-        # No session state: the server never saw `initialize`'s client name (docs/deploy.md says so).
-        assert conn.execute("SELECT source FROM facts").fetchall() == [("unknown",)]
+        # No session state in the process: the client's name came back in the session id lore issued.
+        assert conn.execute("SELECT source, client_name FROM facts").fetchall() == [
+            ("http-test", "http-test")
+        ]
     finally:
         server.stop()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx2
 import psycopg
 import pytest
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
@@ -71,6 +71,7 @@ class Server:
     args: list[str]
     alive: Callable[[], bool]
     _stop: Callable[[], None] | None
+    pid: int | None = None  # a `lore serve` process's (None: served in this process)
 
     @property
     def url(self) -> str:
@@ -161,7 +162,7 @@ def start_server(
                     continue
                 if reported is not None:
                     _port_zero, port = True, reported
-            server = Server(port, log, env, list(args), _running(proc), partial(stop_process, proc))
+            server = Server(port, log, env, list(args), _running(proc), partial(stop_process, proc), proc.pid)
             if _wait_ready(server, ready, deadline):
                 return server
             taken = "address already in use" in log.read_text(errors="replace")[offset:].lower()
@@ -186,10 +187,12 @@ def _options(args: tuple[str, ...]) -> tuple[dict[str, Any], str]:
         flag = rest.pop(0)
         if flag in known:
             fields[known[flag]] = True
-        elif flag in ("--host", "--public-url", "--log-level") and rest:
+        elif flag in ("--host", "--public-url", "--log-level", "--log-format") and rest:
             value = rest.pop(0)
             if flag == "--log-level":
                 level = value
+            elif flag == "--log-format":
+                fields["json_logs"] = value == "json"
             else:
                 fields[flag[2:].replace("-", "_")] = value
         else:
@@ -306,11 +309,21 @@ def push(conn: psycopg.Connection, user: str, toml: str, home: str = "/home/x") 
     conn.commit()
 
 
+OnResponse = Callable[[httpx2.Response], Awaitable[None]]
+
+
+def _http(headers: dict[str, str], on_response: OnResponse | None) -> httpx2.AsyncClient:
+    hooks = {"response": [on_response]} if on_response is not None else {}
+    return httpx2.AsyncClient(headers=headers, timeout=30, event_hooks=hooks)
+
+
 @asynccontextmanager
 async def mcp_session(
-    url: str, headers: dict[str, str], *, client: str = "http-test"
+    url: str, headers: dict[str, str], *, client: str = "http-test", on_response: OnResponse | None = None
 ) -> AsyncIterator[ClientSession]:
-    http = httpx2.AsyncClient(headers=headers, timeout=30)
+    """A handshake-era session (`initialize`) over streamable HTTP; `on_response` sees every HTTP
+    answer (the SDK's client reports any error status as one -32603 error)."""
+    http = _http(headers, on_response)
     async with (
         http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
@@ -323,6 +336,29 @@ async def mcp_session(
     ):
         await session.initialize()
         yield session
+
+
+@asynccontextmanager
+async def modern_session(
+    url: str,
+    headers: dict[str, str],
+    *,
+    client: str = "http-test-2026",
+    on_response: OnResponse | None = None,
+) -> AsyncIterator[ClientSession]:
+    """A client of the 2026-07-28 protocol era (the SDK's `Client` pinned to it): no `initialize`, no
+    session id; each request names its client in its own envelope."""
+    http = _http(headers, on_response)
+    async with (
+        http,
+        Client(
+            streamable_http_client(f"{url}/mcp", http_client=http),
+            mode="2026-07-28",
+            read_timeout_seconds=REQUEST_TIMEOUT,
+            client_info=Implementation(name=client, version="2"),
+        ) as connected,
+    ):
+        yield connected.session
 
 
 def bearer(secret: str, workspace: Path | str | None = None) -> dict[str, str]:

@@ -97,6 +97,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="what to log"
     )
+    serve.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="json: one JSON object a line, and one a request (request id, route, status, ms; no body)",
+    )
 
     token = sub.add_parser(
         "token", help="sign-in tokens for `lore serve --sign-in`; `local`: the local serve's secret"

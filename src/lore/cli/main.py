@@ -83,6 +83,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             public_url=args.public_url,
             stateless=args.stateless,
             log_level=args.log_level,
+            json_logs=args.log_format == "json",
         )
     if command == "token":
         from lore.cli import token

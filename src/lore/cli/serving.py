@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -25,10 +26,45 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 8765
 
 
-def _logging(level: str = "warning") -> None:
+def _logging(level: str = "warning", json_logs: bool = False) -> None:
     # stdout belongs to the MCP protocol on stdio: log to stderr, never the environment.
     logging.basicConfig(stream=sys.stderr, level=level.upper(), format="lore: %(message)s")
     logging.getLogger("lore").setLevel(logging.INFO)
+    if json_logs:
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonLines())
+
+
+class JsonLines(logging.Formatter):
+    """`lore serve --log-format json`: each record one JSON object (time, level, logger, message,
+    and a request's fields from lore.http.observe). What the message says is unchanged: lore's
+    log lines never hold a token or the environment."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        import json
+        from datetime import UTC, datetime
+
+        line: dict[str, object] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+            "pid": record.process,
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            first = str(error).strip().splitlines()
+            line["error"] = f"{type(error).__name__}: {first[0] if first else ''}"
+            frames = traceback.extract_tb(record.exc_info[2])
+            ours = [f for f in frames if "/lore/" in f.filename] or frames
+            if ours:
+                line["where"] = (
+                    f"{ours[-1].filename.rsplit('/lore/', 1)[-1]}:{ours[-1].lineno} {ours[-1].name}"
+                )
+        return json.dumps(line, ensure_ascii=False, default=str)
 
 
 def stdio(workspace: str | None) -> int:
@@ -109,6 +145,7 @@ def http(
     public_url: str | None = None,
     stateless: bool = False,
     log_level: str = "warning",
+    json_logs: bool = False,
     sock: socket.socket | None = None,
     announce: Callable[[str], None] | None = None,
 ) -> int:
@@ -130,7 +167,8 @@ def http(
     if sock is None:
         sock = listen(host, port_of(port, os.environ))
     try:
-        return _serve(sock, host, sign_in, oauth, public_url, stateless, log_level, announce)
+        options = (sign_in, oauth, public_url, stateless, json_logs)
+        return _serve(sock, host, options, log_level, announce)
     finally:
         sock.close()
 
@@ -138,24 +176,30 @@ def http(
 def _serve(
     sock: socket.socket,
     host: str,
-    sign_in: bool,
-    oauth: bool,
-    public_url: str | None,
-    stateless: bool,
+    options: tuple[bool, bool, str | None, bool, bool],
     log_level: str,
     announce: Callable[[str], None] | None,
 ) -> int:
-    _logging(log_level)
+    sign_in, oauth, public_url, stateless, json_logs = options
+    _logging(log_level, json_logs)
     import uvicorn
 
     from lore.http.app import Options
+    from lore.service import metrics
     from lore.service.runtime import Runtime
 
     port = int(sock.getsockname()[1])  # the real one, also when asked for port 0
     state = Runtime(env=dict(os.environ), transport="http")
     try:
-        app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless), announce)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
+        app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless, json_logs), announce)
+        # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log.
+        if json_logs:  # (a Config configures logging as it is made: make one only)
+            config = uvicorn.Config(
+                app, host=host, port=port, log_level=log_level, log_config=None, access_log=False
+            )
+        else:
+            config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+        server = uvicorn.Server(config)
         try:
             server.run(sockets=[sock])
         except KeyboardInterrupt:  # Ctrl-C: a normal stop
@@ -163,6 +207,7 @@ def _serve(
         return 0 if server.started else 1
     finally:
         state.close()
+        metrics.process_exited(os.getpid())
 
 
 def app_for(state: Runtime, options: Options, announce: Callable[[str], None] | None = None) -> Starlette:

@@ -156,8 +156,10 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
     from lore.db import connect, health, migrate
 
     try:
-        target = connect.target(config.database_url)
-        conn = connect.connect(target.url, connect_timeout=5)
+        target = connect.target(
+            config.database_url, listen_url=config.database_listen_url, pooler=config.database_pooler
+        )
+        conn = connect.connect(target.url, connect_timeout=5, pooled=target.pooled)
     except LoreError as exc:
         lines.append(("FAIL", f"database: {exc.message} → {exc.hint}"))
         return
@@ -165,6 +167,7 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
         lines.append(("OK", f"database reachable: {target.describe()}"))
         if target.embedded:
             _check_embedded_access(conn, lines)
+        _check_pooler(target, conn, lines)
         installed, available = health.pgvector(conn)
         if installed:
             lines.append(("OK", f"pgvector {installed} installed"))
@@ -189,6 +192,50 @@ def _check_database(config: Config, lines: list[tuple[str, str]]) -> None:
             )
             return
         _check_seen_workspaces(conn, config, lines)
+
+
+def _check_pooler(target: Any, conn: Any, lines: list[tuple[str, str]]) -> None:
+    """Through a transaction pooler or not (and why), the statement timeout there, and whether
+    LISTEN hears a notification where it would listen (docs/deploy.md, Managed PostgreSQL)."""
+    from lore.core.pooling import LISTEN_HINT
+    from lore.core.redact import redact
+    from lore.db import health
+
+    plan = target.plan
+    if plan is None:
+        return
+    if plan.pooled:
+        lines.append(("OK", f"through a transaction pooler ({plan.why}): no server-side prepared statements"))
+        if health.statement_timeout(conn) in ("0", "0ms"):
+            lines.append(
+                (
+                    "WARN",
+                    "no statement_timeout through the pooler (lore cannot send one there) → "
+                    "ALTER ROLE <lore's role> SET statement_timeout = '30s'",
+                )
+            )
+    if plan.warning:
+        lines.append(("WARN", plan.warning))
+    if plan.listen_url is None:
+        if not plan.warning:
+            lines.append(("OK", plan.listen_why))
+        return
+    try:
+        took = health.listen_probe(plan.listen_url, conn)
+    except Exception as exc:  # the listen URL itself: unreachable, wrong password, ...
+        first = redact(str(exc)).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        lines.append(("FAIL", f"cannot LISTEN ({plan.listen_why}): {first} → check LORE_LISTEN_URL"))
+        return
+    if took is None:
+        lines.append(
+            (
+                "FAIL",
+                f"LISTEN heard nothing within 2 s ({plan.listen_why}): it goes through a transaction pooler? "
+                f"Replies then wait for the poll → {LISTEN_HINT}",
+            )
+        )
+    else:
+        lines.append(("OK", f"{plan.listen_why}: a notification arrived in {took * 1000:,.0f} ms"))
 
 
 def _check_embedder(config: Config | None, lines: list[tuple[str, str]]) -> None:

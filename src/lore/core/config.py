@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import ConfigError
+from lore.core.pooling import POOLERS
 
 DEFAULT_MAX_CHARS = 8000
 MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
@@ -27,7 +28,7 @@ _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _KNOWN = {
     "": ("default_space", "space", "database", "session_start", "embedder", "log"),
     "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
-    "database": ("url",),
+    "database": ("url", "listen_url", "pooler"),
     "session_start": ("max_chars", "handoff_max_age_hours"),
     "log": ("retention_days",),
     "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
@@ -56,6 +57,8 @@ paths = []                          # e.g. ["~/dotfiles", "~/notes"]
 
 # [database]
 # url = "postgresql://user@host/lore"   # default: the embedded PostgreSQL ($LORE_DATABASE_URL wins)
+# listen_url = "postgresql://..."       # behind a transaction pooler: a direct URL for LISTEN
+# pooler = "auto"                       # auto, none, session or transaction ($LORE_DATABASE_POOLER wins)
 
 # [session_start]
 # max_chars = 8000                      # 500..9500: budget of the text injected at session start
@@ -97,6 +100,9 @@ class Config:
     embedder: EmbedderSettings = EmbedderSettings()
     handoff_max_age_hours: int = DEFAULT_HANDOFF_HOURS
     retention_days: int = DEFAULT_RETENTION_DAYS  # `lore log`: the injection record's age limit
+    # `[database] listen_url` and `pooler` (lore.core.pooling): LISTEN beside a transaction pooler
+    database_listen_url: str | None = None
+    database_pooler: str | None = None
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -233,10 +239,21 @@ def parse_config(text: str, path: Path) -> Config:
         hint = f"set it to a configured id ({known}), or add a [[space]] with that id"
         raise _error(path, line, f"default_space names unknown space {default!r}", hint)
 
-    url = _table(data, "database", loc, path).get("url")
+    database = _table(data, "database", loc, path)
+    url = database.get("url")
     if url is not None and (not isinstance(url, str) or not url.strip()):
         line = loc.key_line(loc.region("database"), "url")
         raise _type_error(path, line, "database.url", "a non-empty PostgreSQL URL string")
+    listen_url = database.get("listen_url")
+    if listen_url is not None and (not isinstance(listen_url, str) or not listen_url.strip()):
+        line = loc.key_line(loc.region("database"), "listen_url")
+        raise _type_error(path, line, "database.listen_url", 'a non-empty PostgreSQL URL string (or "off")')
+    pooler = database.get("pooler")
+    if pooler is not None and pooler not in POOLERS:
+        line = loc.key_line(loc.region("database"), "pooler")
+        choices = ", ".join(f'"{p}"' for p in POOLERS)
+        what = f"database.pooler must be one of {choices}, not {pooler!r}"
+        raise _error(path, line, what, 'set it to "auto" (or leave it out)')
     start = _table(data, "session_start", loc, path)
     max_chars = start.get("max_chars", DEFAULT_MAX_CHARS)
     if type(max_chars) is not int or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS:
@@ -256,7 +273,7 @@ def parse_config(text: str, path: Path) -> Config:
         what = f"log.retention_days must be an integer from 1 to {MAX_RETENTION_DAYS}"
         raise _error(path, line, f"{what}, not {days!r}", f"set it to e.g. {DEFAULT_RETENTION_DAYS}")
     embedder = _embedder(data, loc, path)
-    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours, days)
+    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours, days, listen_url, pooler)
 
 
 def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:

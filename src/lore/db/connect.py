@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import psycopg
 
 from lore.core.errors import Conflict, DatabaseError
+from lore.core.pooling import LISTEN_OFF, Plan, choose
 from lore.core.redact import redact
 from lore.db import embedded, migrate
 
@@ -25,11 +26,22 @@ ROLLED_BACK = (
 class Target:
     url: str
     embedded: bool
+    # Through a transaction pooler or not, and where LISTEN goes (lore.core.pooling).
+    plan: Plan | None = None
+
+    @property
+    def pooled(self) -> bool:
+        return self.plan is not None and self.plan.pooled
+
+    @property
+    def listen_url(self) -> str | None:
+        return self.url if self.plan is None else self.plan.listen_url
 
     def describe(self) -> str:
         if self.embedded:
             return f"embedded PostgreSQL ({embedded.pgdata_dir()})"
-        return "external PostgreSQL (LORE_DATABASE_URL or [database] url)"
+        pooled = ", through a transaction pooler" if self.pooled else ""
+        return f"external PostgreSQL (LORE_DATABASE_URL or [database] url{pooled})"
 
 
 def target(
@@ -38,23 +50,39 @@ def target(
     *,
     start: bool = True,
     release: bool = False,
+    listen_url: str | None = None,
+    pooler: str | None = None,
 ) -> Target:
     """`LORE_DATABASE_URL`, else `[database] url`, else the embedded server (started on demand,
-    unless `lore db stop` holds it stopped and this is not the user asking: see embedded.HELD)."""
+    unless `lore db stop` holds it stopped and this is not the user asking: see embedded.HELD).
+    An external URL gets its plan: pooled or not, and where LISTEN goes (`listen_url`, `pooler`:
+    the config's `[database]` keys; the environment wins)."""
     env = os.environ if env is None else env
     url = env.get("LORE_DATABASE_URL") or config_url
     if url:
-        return Target(url, embedded=False)
+        return Target(url, embedded=False, plan=choose(url, env, listen_url, pooler))
     if start:
-        return Target(embedded.start(env, release=release), embedded=True)
-    running = embedded.running_url(env)
-    if running is None:
-        raise DatabaseError("The embedded PostgreSQL is not running.", "Start it with `lore db start`.")
-    return Target(running, embedded=True)
+        url = embedded.start(env, release=release)
+    else:
+        running = embedded.running_url(env)
+        if running is None:
+            raise DatabaseError("The embedded PostgreSQL is not running.", "Start it with `lore db start`.")
+        url = running
+    # The embedded server is never behind a pooler: LISTEN goes to it, unless turned off.
+    off = (env.get("LORE_LISTEN_URL") or listen_url or "").strip().lower() == LISTEN_OFF
+    plain = {"LORE_DATABASE_POOLER": "none", "LORE_LISTEN_URL": LISTEN_OFF if off else ""}
+    return Target(url, embedded=True, plan=choose(url, plain))
 
 
-def connect(url: str, *, autocommit: bool = False, connect_timeout: int = 10) -> psycopg.Connection:
+def connect(
+    url: str, *, autocommit: bool = False, connect_timeout: int = 10, pooled: bool = False
+) -> psycopg.Connection:
+    """A connection; `pooled` (through a transaction pooler): no server-side prepared statements."""
     try:
+        if pooled:
+            return psycopg.connect(
+                url, autocommit=autocommit, connect_timeout=connect_timeout, prepare_threshold=None
+            )
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=connect_timeout)
     except psycopg.OperationalError as exc:
         raise DatabaseError(

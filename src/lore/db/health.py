@@ -26,3 +26,34 @@ def access(conn: psycopg.Connection) -> tuple[dict[str, str], list[tuple[str, st
     settings = {str(name): str(value) for name, value in conn.execute(_ACCESS_SETTINGS).fetchall()}
     rules = [(str(kind), str(method)) for kind, method in conn.execute(_HBA_RULES).fetchall()]
     return settings, rules
+
+
+PROBE_CHANNEL = "lore_probe_v1"
+
+
+def statement_timeout(conn: psycopg.Connection) -> str:
+    """The server's statement_timeout as the connection sees it ('0': none)."""
+    row = conn.execute("SHOW statement_timeout").fetchone()
+    return str(row[0]) if row else "0"
+
+
+def listen_probe(listen_url: str, conn: psycopg.Connection, timeout: float = 2.0) -> float | None:
+    """LISTEN on `listen_url`, NOTIFY through `conn` (the database URL): the seconds until the
+    notification arrived, or None when none did within `timeout` (LISTEN through a transaction
+    pooler: the server connection that listened went back to the pool and hears for nobody)."""
+    import time
+    import uuid
+
+    token = uuid.uuid4().hex
+    with psycopg.connect(
+        listen_url, autocommit=True, connect_timeout=5, application_name="lore-doctor", prepare_threshold=None
+    ) as listener:
+        listener.execute(f"LISTEN {PROBE_CHANNEL}")
+        started = time.monotonic()
+        conn.execute("SELECT pg_notify(%s, %s)", (PROBE_CHANNEL, token))
+        if not conn.autocommit:
+            conn.commit()
+        for note in listener.notifies(timeout=timeout):
+            if note.payload == token:
+                return time.monotonic() - started
+    return None

@@ -764,6 +764,20 @@ CREATE TABLE public.markdown_sections (
 
 
 --
+-- Name: mcp_sessions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_sessions (
+    key text NOT NULL,
+    space text NOT NULL,
+    previous text,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT mcp_sessions_key_check CHECK ((length(key) <= 1200)),
+    CONSTRAINT mcp_sessions_space_check CHECK ((length(space) <= 200))
+);
+
+
+--
 -- Name: messages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1165,6 +1179,14 @@ ALTER TABLE ONLY public.markdown_sections
 
 
 --
+-- Name: mcp_sessions mcp_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_sessions
+    ADD CONSTRAINT mcp_sessions_pkey PRIMARY KEY (key);
+
+
+--
 -- Name: messages messages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1400,6 +1422,13 @@ CREATE INDEX markdown_sections_instructions ON public.markdown_sections USING bt
 --
 
 CREATE INDEX markdown_sections_note ON public.markdown_sections USING btree (lineage);
+
+
+--
+-- Name: mcp_sessions_seen_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_sessions_seen_at ON public.mcp_sessions USING btree (seen_at);
 
 
 --

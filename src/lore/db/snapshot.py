@@ -17,7 +17,8 @@ from lore.db.psql import Session, dollar_quoted, psql_json
 
 _SQL = r"""
 \set ON_ERROR_STOP on
-SET statement_timeout = :timeout_ms;
+BEGIN;
+SET LOCAL statement_timeout = :timeout_ms;
 SELECT to_regproc('lore_session_snapshot') IS NOT NULL AS current \gset
 \if :current
 SELECT lore_session_snapshot(:'spaces'::text[], :'workspace', :max_rows, :'space', :'root', :handoff_hours,
@@ -54,7 +55,7 @@ _OLD_SCHEMA = (
 
 def read(url: str, wanted: Request, *, timeout: float) -> Snapshot:
     """The session-start snapshot, in one psql call."""
-    document = psql_json(url, _SQL, _variables(wanted), timeout=timeout)
+    document = psql_json(url, _SQL + "COMMIT;\n", _variables(wanted), timeout=timeout)
     if document is None:
         raise StoreError(_OLD_SCHEMA)
     return parse(document)
@@ -73,7 +74,7 @@ class Reading:
         call = f"SELECT lore_injection_record({document}::jsonb, {int(retention_days)});"
         script = (
             "SELECT to_regproc('lore_injection_record') IS NOT NULL AS can_record \\gset\n"
-            f"\\if :can_record\n{call}\n\\endif\n"
+            f"\\if :can_record\n{call}\n\\endif\nCOMMIT;\n"
         )
         self._session.finish(script, timeout=timeout)
 

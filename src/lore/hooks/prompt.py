@@ -48,7 +48,8 @@ SHAPES: dict[str, Callable[[str], str]] = {"claude-code": _nested("UserPromptSub
 
 _SQL = r"""
 \set ON_ERROR_STOP on
-SET statement_timeout = :timeout_ms;
+BEGIN;
+SET LOCAL statement_timeout = :timeout_ms;
 SELECT to_regproc('lore_inbox_since') IS NOT NULL AS current \gset
 \if :current
 SELECT json_build_object(
@@ -63,6 +64,7 @@ SELECT json_build_object(
 \else
 SELECT '{"messages": [], "tasks": [], "message_count": 0, "task_count": 0}';
 \endif
+COMMIT;
 """
 
 

@@ -35,8 +35,10 @@ EVENT = "session-end"
 # read (/proc/PID/cmdline): a dollar-quoted literal under a tag the text does not contain.
 _SQL = r"""
 \set ON_ERROR_STOP on
-SET statement_timeout = :timeout_ms;
+BEGIN;
+SET LOCAL statement_timeout = :timeout_ms;
 SELECT row_to_json(h) FROM lore_handoff_record({payload}::jsonb) h;
+COMMIT;
 """
 
 

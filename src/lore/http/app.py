@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
@@ -21,11 +22,14 @@ from starlette.routing import Route
 
 from lore.core import local_secret
 from lore.core.errors import LoreError
+from lore.core.users import looks_like_token
 from lore.http import api, guard
 from lore.http.limits import Buckets, RegistrationGuard, UserLimits, UserRate
 from lore.http.oauth import OAuthProvider
+from lore.http.observe import Observe
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
-from lore.service import health
+from lore.http.stateless import StatelessSessions
+from lore.service import accounts, health, metrics
 from lore.service.runtime import Runtime
 
 
@@ -37,6 +41,7 @@ class Options:
     oauth: bool = False  # also be an OAuth 2.1 authorization server (MCP spec's auth flow)
     public_url: str | None = None  # how clients reach this server (behind a proxy: its https URL)
     stateless: bool = False  # no MCP session state in the process: any replica answers any request
+    json_logs: bool = False  # one JSON line per request on `lore.access` (lore.http.observe)
 
     @property
     def base_url(self) -> str:
@@ -101,9 +106,25 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         except LoreError as exc:
             return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
         # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
-        body = {"ok": schema.current, "schema": schema.version, "expected": schema.expected}
+        body: dict[str, object] = {"ok": schema.current, "schema": schema.version}
+        body.update(expected=schema.expected, listen=schema.listen)
+        if schema.warning:  # ready all the same: replies then come with the poll (docs/deploy.md)
+            body["warning"] = schema.warning
         current = schema.current
         return JSONResponse(body, status_code=200 if current else 503)
+
+    @server.custom_route("/metrics", methods=["GET"])  # type: ignore[untyped-decorator]
+    async def metrics_page(request: Request) -> Response:
+        """Prometheus' text format, behind the same rule as /mcp and /api: a lore token in sign-in
+        mode (any user's: no metric names a user or a space), the local secret in local mode."""
+        if not await _may_scrape(state, request, auth.local_secret):
+            return JSONResponse(
+                {"error": "invalid_token", "error_description": "/metrics needs a bearer token"},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        body, content_type = await anyio.to_thread.run_sync(metrics.render, state)
+        return Response(body, media_type=content_type)
 
     api.register(server, state, sign_in=options.sign_in, secret=auth.local_secret)
     app = server.streamable_http_app(
@@ -112,6 +133,8 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         json_response=options.stateless,  # no server push without a session: plain JSON answers
         max_sessions=int(state.env.get("LORE_MAX_SESSIONS", "10000")),
     )
+    if options.stateless:  # sessions any replica serves: their state in the request or the database
+        _mcp_route(app).app = StatelessSessions(_mcp_route(app).app, state, sign_in=options.sign_in)
     if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
         app.add_middleware(RegistrationGuard)
     if options.sign_in:  # one user cannot take the server's sessions or requests from the others
@@ -123,7 +146,19 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
     from lore.http.web.app import mount
 
     app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
+    metrics.enable()
+    app.add_middleware(Observe, routes=lambda: app.routes, json_log=options.json_logs)  # outermost
     return app
+
+
+async def _may_scrape(state: Runtime, request: Request, secret: str | None) -> bool:
+    given = request.headers.get("authorization")
+    if secret is not None:  # local mode
+        return local_secret.matches(given, secret)
+    scheme, _, token = (given or "").partition(" ")
+    if scheme.lower() != "bearer" or not looks_like_token(token.strip()):
+        return False
+    return await state.call(accounts.verify, token.strip()) is not None
 
 
 def _limit_users(app: Starlette, server: MCPServer[Any], env: Mapping[str, str]) -> None:

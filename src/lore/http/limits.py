@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from lore.service import metrics
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -54,6 +56,7 @@ class Buckets:
 
 
 async def refuse(send: Send, status: int, error: str, description: str, retry_after: float = 0) -> None:
+    metrics.refused(f"{error}:{status}")
     headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
     if retry_after:
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
@@ -147,7 +150,7 @@ class UserLimits:
         self._open: dict[str, set[str]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        user = _user(scope)
+        user = user_of(scope)
         if scope["type"] != "http" or user is None:
             await self.app(scope, receive, send)  # not signed in: the SDK answers 401
             return
@@ -189,7 +192,7 @@ class UserRate:
         self.app, self.buckets = app, buckets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        user = _user(scope)
+        user = user_of(scope)
         if scope["type"] == "http" and user is not None:
             wait = self.buckets.take(user)
             if wait:
@@ -198,7 +201,7 @@ class UserRate:
         await self.app(scope, receive, send)
 
 
-def _user(scope: Scope) -> str | None:
+def user_of(scope: Scope) -> str | None:
     """The signed-in user of a request the SDK's bearer middleware authenticated, else None."""
     token = getattr(scope.get("user"), "access_token", None)
     subject = getattr(token, "subject", None)

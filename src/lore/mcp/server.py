@@ -9,6 +9,7 @@ The server, never the model, decides the space: each session's workspace comes f
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -23,11 +24,11 @@ from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from lore import __version__
-from lore.core.errors import LoreError
+from lore.core.errors import DatabaseError, LoreError
 from lore.mcp.context import Served
 from lore.mcp.sessions import NOTICES, Sessions
 from lore.mcp.tools import TOOLS
-from lore.service import retrieval
+from lore.service import metrics, retrieval
 from lore.service.runtime import Runtime
 
 log = logging.getLogger("lore.mcp")
@@ -60,9 +61,12 @@ class LoreServer(MCPServer[Served]):
                 )
         notices: list[str] = []  # filled by Sessions.session when this session's space changed
         token = NOTICES.set(notices)
+        started, outcome = time.monotonic(), "failed"
         try:
             result = await super().call_tool(name, arguments, context)
+            outcome = "error" if isinstance(result, CallToolResult) and result.is_error else "ok"
         except ToolError as exc:
+            outcome = _outcome(exc)
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_explain(name, exc.__cause__)) from exc
             said = str(exc)
@@ -77,6 +81,8 @@ class LoreServer(MCPServer[Served]):
             raise
         finally:
             NOTICES.reset(token)
+            if tool is not None:  # an unknown tool's name is the caller's text: never a label
+                metrics.tool_call(name, outcome, time.monotonic() - started)
         if notices and isinstance(result, CallToolResult):
             notes = [TextContent(type="text", text=line) for line in notices]
             result = result.model_copy(update={"content": [*notes, *result.content]})
@@ -100,6 +106,17 @@ class LoreServer(MCPServer[Served]):
             )
             for t in await super().list_tools()
         ]
+
+
+def _outcome(exc: ToolError) -> str:
+    """A tool error for /metrics: `unavailable` (the database: call again), `error` (lore refused the
+    call: the caller's to fix), `failed` (anything else)."""
+    cause = exc.__cause__
+    if isinstance(cause, DatabaseError):
+        return "unavailable"
+    if isinstance(cause, (LoreError, ValidationError)):
+        return "error"
+    return "failed"
 
 
 def _explain(tool: str, error: ValidationError) -> str:

@@ -20,10 +20,12 @@ import anyio
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from lore.core import session_ids
 from lore.core.config import Config
 from lore.core.errors import ConfigError
 from lore.core.session import SessionContext
 from lore.core.workspace import WorkspaceSignal, choose_workspace, usable
+from lore.service import mcp_sessions
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
 
 log = logging.getLogger("lore.mcp")
@@ -62,17 +64,23 @@ class Sessions:
         config, env, prefix = await rt.scope()
         # stdio serves one client per process; HTTP sessions are told apart by their session id.
         sid = "stdio" if rt.transport == "stdio" else (ctx.headers or {}).get("mcp-session-id", "")
-        # The client's own name (kept on each row it writes) and lore's id for it (`source`).
+        # The client's own name (kept on each row it writes) and lore's id for it (`source`): from
+        # its `initialize` (a session this process holds) or from the request itself (a 2026-07-28
+        # request's envelope; a stateless server's session id, lore.core.session_ids).
         params = ctx.session.client_params
         info = params.client_info if params is not None else None
         given = info.name[:200] if info is not None and info.name else None
         version = info.version if info else None
+        if given is None and (carried := session_ids.client_of(sid)) is not None:
+            given, version = carried
         source = await anyio.to_thread.run_sync(rt.client_id, given, version) if given else "unknown"
         resolved = await self._session(ctx, config, env, prefix + sid if sid else "", source)
         if given and resolved.client_name != given:
             resolved = replace(resolved, client_name=given)
         if sid:
-            self._track(f"{rt.user() or ''}|{sid}", resolved, config)
+            await self._track(
+                session_ids.state_key(rt.user(), sid), resolved, config, session_ids.issued(sid)
+            )
         return resolved
 
     async def _session(
@@ -116,22 +124,32 @@ class Sessions:
             self._sessions[key] = _Cached(config, resolved)
         return resolved
 
-    def _track(self, key: str, resolved: SessionContext, config: Config) -> None:
+    async def _track(self, key: str, resolved: SessionContext, config: Config, shared: bool) -> None:
         """Remember the space this session was given; when it differs from its last call's, add a
-        notice to the tool result (an agent must not keep believing it writes where it did)."""
+        notice to the tool result (an agent must not keep believing it writes where it did).
+
+        A session of a stateless server (`shared`: any replica may have served its last call) is
+        recorded in the database; this process's own record saves that round trip while the space
+        and the config are the ones it recorded (a change of space needs a change of config, which
+        every replica sees as a new Config)."""
         last = self._spaces.get(key)
         if last is None and len(self._spaces) > MAX_CACHED_SESSIONS:
             self._spaces.clear()
         self._spaces[key] = (resolved.space, config)
-        if last is None or last[0] == resolved.space:
+        old = last[0] if last is not None else None
+        config_changed = last is not None and last[1] is not config
+        if shared and (last is None or last[0] != resolved.space or config_changed):
+            old = await anyio.to_thread.run_sync(mcp_sessions.swap_space, self.runtime, key, resolved.space)
+            config_changed = last is None or config_changed
+        if old is None or old == resolved.space:
             return
-        old, new = last[0], resolved.space
-        why = "the config changed: " if last[1] is not config else ""
+        new = resolved.space
+        why = "the config changed: " if config_changed else ""
         notice = (
             f"Note: this session's space changed from `{old}` to `{new}` since its last call "
             f"({why}{resolved.resolved.reason}); it now writes to `{new}`."
         )
-        log.info("session %s: space changed from %s to %s", key.rsplit("|", 1)[-1][:12], old, new)
+        log.info("session %s: space changed from %s to %s", key.rsplit("|", 1)[-1][-12:], old, new)
         notices = NOTICES.get()
         if notices is not None and notice not in notices:
             notices.append(notice)

@@ -13,6 +13,8 @@ from lore.service.runtime import Runtime
 class Schema:
     version: int | None  # the applied migration (None: no lore schema)
     expected: int  # the newest this lore has
+    listen: str = ""  # where LISTEN goes (lore.core.pooling.Plan.listen_why)
+    warning: str | None = None  # e.g. listening would go through a transaction pooler: what to set
 
     @property
     def current(self) -> bool:
@@ -21,4 +23,8 @@ class Schema:
 
 
 def schema(rt: Runtime) -> Schema:
-    return Schema(rt.transact(migrate.current_version), migrate.latest_version())
+    version = rt.transact(migrate.current_version)
+    plan = rt.target().plan
+    if plan is None:
+        return Schema(version, migrate.latest_version())
+    return Schema(version, migrate.latest_version(), plan.listen_why, plan.warning)

@@ -33,6 +33,7 @@ from lore.core.session import SessionContext, build
 from lore.core.workspace import WorkspaceSignal, choose_workspace
 from lore.db import connect as db
 from lore.db import embedded
+from lore.service import metrics
 from lore.store import client_names
 from lore.store.replies import Replies
 
@@ -51,6 +52,10 @@ CHECK_AFTER = 5.0
 T = TypeVar("T")
 P = ParamSpec("P")
 MAX_NAMES_SEEN = 1000
+# The backstop of LISTEN: how often waiting for replies (and `lore listen`) looks at the tables
+# anyway; without LISTEN (a transaction pooler and no listen URL) the poll is all there is.
+POLL_SECONDS = 5.0
+POLL_ALONE_SECONDS = 1.0
 # The HTTP header a client names its workspace with (MCP over HTTP, /api, the hosted hook).
 WORKSPACE_HEADER = "x-lore-workspace"
 # The git remotes of that workspace, comma-separated, when the client can tell them: in sign-in mode
@@ -68,6 +73,7 @@ class Runtime:
     cwd: str = field(default_factory=os.getcwd)
     _live: LiveConfig = field(init=False)
     _pool: ConnectionPool | None = None
+    _target: db.Target | None = None
     _embedded: bool = False  # the pool is the embedded server's (which `lore db stop` can hold)
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
     # Sign-in mode (`lore serve --sign-in`): each request's user and their config from the database.
@@ -95,15 +101,31 @@ class Runtime:
     def __post_init__(self) -> None:
         self._live = LiveConfig(self.env)
         self.replies = Replies(
-            self.database_url,
+            self.listen_url,
+            self.run,
             per_user=int(self.env.get("LORE_USER_MAX_WAITS", "16")),
             total=int(self.env.get("LORE_MAX_WAITS", "1000")),
+            poll_seconds=poll_seconds(self.env),
+            poll_alone_seconds=poll_seconds(self.env, listening=False),
+            on_event=metrics.listen_event,
         )
 
     def database_url(self) -> str:
-        """The pool's connection string (a LISTEN connection of its own is opened with it)."""
+        """The pool's connection string."""
         info = self.pool().conninfo
         return str(info() if callable(info) else info)
+
+    def target(self) -> db.Target:
+        """Which database, and its plan: through a transaction pooler or not, where LISTEN goes."""
+        self.pool()
+        assert self._target is not None
+        return self._target
+
+    def listen_url(self) -> str | None:
+        """Where a LISTEN connection of this process goes (lore.core.pooling): the database URL, a
+        direct URL beside a transaction pooler (`LORE_LISTEN_URL`), or None: nowhere (replies and
+        arrivals are found by the poll alone)."""
+        return self.target().listen_url
 
     def sign_in(self, identity: Callable[[], str | None]) -> None:
         """Sign-in mode: each request's user (`identity()`, given by the HTTP layer) and their config
@@ -145,28 +167,42 @@ class Runtime:
         """Opened on first use (so `initialize` never waits for the database), migrated once."""
         with self._pool_lock:
             if self._pool is None:
-                target = db.target(self._configured_url(), self.env)
+                listen_url, pooler = self._database_settings()
+                target = db.target(self._configured_url(), self.env, listen_url=listen_url, pooler=pooler)
                 self._embedded = target.embedded
-                with db.connect(target.url) as conn:
+                with db.connect(target.url, pooled=target.pooled) as conn:
                     from lore.db import migrate
 
                     migrate.upgrade(conn)
+                # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs in
+                # its own `conn.transaction()` (all of lore's core does), which commits it.
+                kwargs: dict[str, Any] = {"application_name": "lore", "autocommit": True}
+                if target.pooled:
+                    # A transaction pooler hands each transaction to any server connection: nothing
+                    # prepared on one exists on the next, and it refuses the `options` startup
+                    # parameter (statement_timeout then comes from the role: docs/deploy.md).
+                    kwargs["prepare_threshold"] = None
+                else:
+                    kwargs["options"] = "-c statement_timeout=30000"
                 self._pool = ConnectionPool(
                     target.url,
                     min_size=1,
                     max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
                     check=self._check,
-                    # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs
-                    # in its own `conn.transaction()` (all of lore's core does), which commits it.
-                    kwargs={
-                        "options": "-c statement_timeout=30000",
-                        "application_name": "lore",
-                        "autocommit": True,
-                    },
+                    kwargs=kwargs,
                     open=True,
                     name="lore",
                 )
+                self._target = target
             return self._pool
+
+    def _database_settings(self) -> tuple[str | None, str | None]:
+        """`[database] listen_url` and `pooler` of the config file, when there is a usable one."""
+        try:
+            config = self._local_config()
+        except ConfigError:
+            return None, None
+        return config.database_listen_url, config.database_pooler
 
     def _configured_url(self) -> str | None:
         if self.accounts is None and not self.config_optional:
@@ -267,21 +303,29 @@ class Runtime:
                 "Run `lore db start` to use the memory again; lore reconnects by itself.",
             )
         wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
+        metrics.pool_use(waiting=1)
         try:
-            conn = pool.getconn(timeout=min(wait, 3.0))
-        except psycopg.OperationalError as exc:  # PoolTimeout included
-            stats = pool.get_stats()
-            if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
-                conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
-            else:
-                log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
-                self._drop_pool(pool)
-                pool = self.pool()
-                conn = pool.getconn(timeout=wait)
+            try:
+                conn = pool.getconn(timeout=min(wait, 3.0))
+            except psycopg.OperationalError as exc:  # PoolTimeout included
+                stats = pool.get_stats()
+                if stats.get("pool_size", 0) >= pool.max_size and not stats.get("pool_available", 0):
+                    conn = pool.getconn(timeout=wait)  # every connection is busy: the database is fine
+                else:
+                    log.warning("no database connection (%s); reconnecting", redact(str(exc)).splitlines()[0])
+                    self._drop_pool(pool)
+                    pool = self.pool()
+                    conn = pool.getconn(timeout=wait)
+        finally:
+            metrics.pool_use(waiting=-1)
+        if metrics.ENABLED:
+            metrics.pool_size(pool.get_stats().get("pool_size", 0), pool.max_size)
+        metrics.pool_use(in_use=1)
         try:
             with conn:
                 yield conn
         finally:
+            metrics.pool_use(in_use=-1)
             if len(self._returned) > 1024:
                 self._returned.clear()
             self._returned[id(conn)] = time.monotonic()
@@ -345,6 +389,18 @@ class Runtime:
             self._resolved.clear()
         self._resolved[key] = (config, now, resolved)
         return resolved
+
+
+def poll_seconds(env: Mapping[str, str], listening: bool = True) -> float:
+    """How often a process waiting for replies (and `lore listen`) looks at the tables whatever LISTEN
+    says: `LORE_POLL_SECONDS` (0.2 to 60), else 5 s beside LISTEN (the backstop for a notification
+    that never came) and 1 s without it (the poll is all there is)."""
+    default = POLL_SECONDS if listening else POLL_ALONE_SECONDS
+    try:
+        value = float(env.get("LORE_POLL_SECONDS", "") or default)
+    except ValueError:
+        value = default
+    return min(60.0, max(0.2, value))
 
 
 def first_error(group: BaseExceptionGroup) -> BaseException:

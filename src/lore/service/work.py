@@ -9,18 +9,20 @@ them touches the embedder.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 
+import anyio
 import psycopg
 
 from lore.core import inbox, validate
 from lore.core.config import Config
-from lore.core.errors import ConnectionLost
+from lore.core.errors import DatabaseError
 from lore.core.rows import Message, Task
 from lore.core.session import Who
-from lore.service.runtime import Runtime
+from lore.service.runtime import Runtime, poll_seconds
 from lore.store import messages, tasks
 from lore.store.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNECTED, Event, Listener
 
@@ -165,31 +167,56 @@ async def arrivals(
     on_ready: Callable[[], None] | None = None,
 ) -> AsyncIterator[Message | Task]:
     """Messages and inbox tasks to `space` as they arrive (`lore listen`), from now on: woken by
-    LISTEN, never a poll; after a reconnection it looks at the tables again (a notification sent
-    while disconnected is lost, a row is not)."""
-    async with Listener(rt.database_url(), CHANNELS, on_state=on_state) as listener:
-        after_message = await listener.call(messages.latest)
-        after_task = await listener.call(tasks.latest)
+    LISTEN where there is a LISTEN URL (lore.core.pooling), and in any case every
+    LORE_POLL_SECONDS (the backstop: a notification sent while disconnected, or never heard through
+    a pooler, delays an arrival by that long at most; a row is never lost)."""
+    url = await anyio.to_thread.run_sync(rt.listen_url)
+    every = poll_seconds(rt.env, listening=url is not None)
+    after_message = await rt.run(messages.latest_id)
+    after_task = await rt.run(tasks.latest_lineage)
+    async with _signals(url, on_state) as wait:
         if on_ready is not None:
             on_ready()
         while True:
-            events = await listener.wait(None)
-            if not any(_concerns(event, space) for event in events):
+            events = await wait(every)
+            if events is not None and not any(_concerns(event, space) for event in events):
                 continue
             try:
                 while True:
-                    fresh = await listener.call(partial(messages.since, space=space, after=after_message))
+                    fresh = await rt.run(partial(messages.since_now, space=space, after=after_message))
                     for message in fresh:
                         after_message = max(after_message, message.num)
                         yield message
                     if len(fresh) < 50:
                         break
-                arrived = await listener.call(partial(tasks.inbox_since, space=space, after=after_task))
+                arrived = await rt.run(partial(tasks.inbox_since_now, space=space, after=after_task))
                 for arrived_task in arrived:
                     after_task = max(after_task, arrived_task.lineage)
                     yield arrived_task
-            except ConnectionLost:
-                continue  # the next wait reconnects and says RECONNECTED: we catch up then
+            except DatabaseError:
+                continue  # the database is away: the next poll (or reconnection) looks again
+
+
+@asynccontextmanager
+async def _signals(
+    url: str | None, on_state: Callable[[str], None] | None
+) -> AsyncIterator[Callable[[float], Awaitable[list[Event] | None]]]:
+    """`wait(seconds)`: the notifications heard (a list), or None when `seconds` passed without any
+    (look anyway). Without a LISTEN URL, only the time passes."""
+    if url is None:
+
+        async def sleep(seconds: float) -> list[Event] | None:
+            await anyio.sleep(seconds)
+            return None
+
+        yield sleep
+        return
+    async with Listener(url, CHANNELS, on_state=on_state) as listener:
+
+        async def heard(seconds: float) -> list[Event] | None:
+            return await listener.wait(seconds) or None
+
+        yield heard
 
 
 def _concerns(event: Event, space: str) -> bool:

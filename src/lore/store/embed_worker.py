@@ -66,6 +66,18 @@ def pending_count(conn: psycopg.Connection, model: str | None, *, stale: bool) -
     return int(row[0]) if row else 0
 
 
+_QUEUE = """
+SELECT count(*), coalesce(extract(epoch FROM now() - min(recorded_at)), 0) FROM notes
+WHERE embedding IS NULL AND superseded_at IS NULL
+"""
+
+
+def queue(conn: psycopg.Connection) -> tuple[int, float]:
+    """(notes waiting for a vector, seconds the oldest of them has waited): what /metrics shows."""
+    row = conn.execute(_QUEUE).fetchone()
+    return (int(row[0]), float(row[1])) if row else (0, 0.0)
+
+
 def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
     """An HNSW index for a model that has none yet (a remote model): same shape as migration 0002."""
     if model in BUILTIN_INDEXES:

@@ -179,6 +179,10 @@ WHERE to_space = %(space)s AND id > %(after)s AND {_NOT_MINE}
 ORDER BY id LIMIT 50
 """
 _LATEST = "SELECT coalesce(max(id), 0) FROM messages"
+_ARRIVED = """
+SELECT coalesce(max(id), %(after)s), coalesce(array_agg(DISTINCT to_space), ARRAY[]::text[])
+FROM messages WHERE id > %(after)s
+"""
 
 
 async def claim_reply(conn: psycopg.AsyncConnection, space: str, num: int, reader: str) -> Message | None:
@@ -215,6 +219,15 @@ async def await_reply(
         look = await woken(remaining)
 
 
+def since_now(
+    conn: psycopg.Connection, space: str, after: int, *, session: str | None = None
+) -> list[Message]:
+    """`since` on a pooled (synchronous) connection."""
+    with conn.cursor(row_factory=class_row(Message)) as cur:
+        cur.execute(_SINCE, {"space": space, "after": after, "session": session})
+        return cur.fetchall()
+
+
 async def since(
     conn: psycopg.AsyncConnection, space: str, after: int, *, session: str | None = None
 ) -> list[Message]:
@@ -222,6 +235,19 @@ async def since(
     async with conn.cursor(row_factory=class_row(Message)) as cur:
         await cur.execute(_SINCE, {"space": space, "after": after, "session": session})
         return await cur.fetchall()
+
+
+def latest_id(conn: psycopg.Connection) -> int:
+    """The newest message's id (0: none yet)."""
+    row = conn.execute(_LATEST).fetchone()
+    return int(row[0]) if row else 0
+
+
+def arrived_since(conn: psycopg.Connection, after: int) -> tuple[int, list[str]]:
+    """(the newest message id, the spaces messages reached since message `after`): the poll that
+    backs LISTEN up (lore.store.replies)."""
+    row = conn.execute(_ARRIVED, {"after": after}).fetchone()
+    return (int(row[0]), list(row[1])) if row else (after, [])
 
 
 async def latest(conn: psycopg.AsyncConnection) -> int:

@@ -5,6 +5,12 @@ its own for the whole wait, so 220 waiting calls of one user ran PostgreSQL out 
 
 Bounded twice: a signed-in user may have `per_user` calls waiting at once, the process `total`
 (LORE_USER_MAX_WAITS, LORE_MAX_WAITS); past that a call is refused with the reason, nothing sent.
+
+The backstop: while anyone waits, the same task looks at the messages table every `poll_seconds`
+(one query for the whole process: which spaces got a message since the last look) and wakes those
+waiters, so a notification that never came (a pooler in between, a dropped connection) delays a
+reply by that long at most and never loses it. Without a LISTEN URL (a transaction pooler and no
+`LORE_LISTEN_URL`, or `LORE_LISTEN_URL=off`) that poll is all there is.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
+import psycopg
 from anyio.abc import TaskGroup
 
-from lore.core.errors import DatabaseError, Refused
+from lore.core.errors import DatabaseError, LoreError, Refused
+from lore.store import messages
 from lore.store.listen import CHANNEL_MESSAGES, RECONNECTED, Listener
 
 log = logging.getLogger("lore.store.replies")
@@ -31,11 +40,22 @@ class _Waiter:
     woken: anyio.Event = field(default_factory=anyio.Event)
 
 
+Run = Callable[[Callable[[psycopg.Connection], Any]], Awaitable[Any]]
+
+
 @dataclass
 class Replies:
-    url: Callable[[], str]  # the database URL (called when the listener starts: the pool opens first)
+    # Where to LISTEN (called when the listener starts: the pool opens first); None: poll only.
+    url: Callable[[], str | None]
+    run: Run  # a function on a pooled connection, off the event loop (Runtime.run): the poll's
     per_user: int = 16
     total: int = 1000
+    poll_seconds: float = 5.0  # beside LISTEN: the backstop
+    poll_alone_seconds: float = 1.0  # without LISTEN: all there is
+    # Told what happened, for the metrics: "waiting" / "waited" (a caller began / ended its wait),
+    # "notified", "polled" (a poll woke someone), "lost", "reconnected", and "listening" /
+    # "polling" when the task starts.
+    on_event: Callable[[str], None] | None = None
     _group: TaskGroup | None = None
     _ready: anyio.Event | None = None
     _failed: BaseException | None = None
@@ -71,6 +91,7 @@ class Replies:
         waiter = _Waiter(space)
         self._waiters.append(waiter)
         self._users[user] += 1
+        self._tell("waiting")
 
         async def wait(seconds: float) -> bool:
             with anyio.move_on_after(max(0.0, seconds)):
@@ -82,6 +103,7 @@ class Replies:
         try:
             yield wait
         finally:
+            self._tell("waited")
             self._waiters.remove(waiter)
             self._users[user] -= 1
             if self._users[user] <= 0:
@@ -107,17 +129,28 @@ class Replies:
 
     async def _run(self, ready: anyio.Event) -> None:
         try:
-            async with Listener(self.url(), [CHANNEL_MESSAGES]) as listener:
+            url = self.url()
+            last = await self.run(messages.latest_id)
+            if url is None:
+                self._tell("polling")
                 ready.set()
                 while True:
-                    events = await listener.wait(None)
+                    await anyio.sleep(self.poll_alone_seconds)
+                    last = await self._poll(last)
+            async with Listener(url, [CHANNEL_MESSAGES], on_state=self._tell) as listener:
+                self._tell("listening")
+                ready.set()
+                while True:
+                    events = await listener.wait(self.poll_seconds)
+                    if not events:  # the backstop: nothing heard for a while, look anyway
+                        last = await self._poll(last)
+                        continue
                     if any(e is RECONNECTED for e in events):
                         reached = {w.space for w in self._waiters}  # missed notifications: all look
                     else:
                         reached = {str(e.payload.get("to_space")) for e in events}
-                    for waiter in self._waiters:
-                        if waiter.space in reached:
-                            waiter.woken.set()
+                        self._tell("notified")
+                    self._wake(reached)
         except Exception as exc:  # the listener could not start, or died: waiters are told
             log.warning("the reply listener stopped: %s", exc)
             self._failed = exc
@@ -127,3 +160,28 @@ class Replies:
         finally:
             if self._ready is ready:
                 self._ready = None
+
+    async def _poll(self, last: int) -> int:
+        """Wake the waiters of every space a message reached since message `last`; the new last."""
+        if not self._waiters:
+            return last
+        try:
+            newest, spaces = await self.run(lambda conn: messages.arrived_since(conn, last))
+        except (LoreError, psycopg.Error) as exc:  # the database is away: the next poll tries again
+            log.info("reply poll failed: %s", exc)
+            return last
+        if spaces and self._wake(set(spaces)):
+            self._tell("polled")
+        return int(newest)
+
+    def _wake(self, spaces: set[str]) -> bool:
+        woke = False
+        for waiter in self._waiters:
+            if waiter.space in spaces:
+                waiter.woken.set()
+                woke = True
+        return woke
+
+    def _tell(self, event: str) -> None:
+        if self.on_event is not None:
+            self.on_event(event)

@@ -183,6 +183,18 @@ SINCE = (
 LATEST = "SELECT coalesce(max(lineage), 0) FROM tasks"
 
 
+def inbox_since_now(conn: psycopg.Connection, space: str, after: int) -> list[Task]:
+    """`inbox_since` on a pooled (synchronous) connection: `lore listen` without a LISTEN of its own."""
+    with conn.cursor(row_factory=class_row(Task)) as cur:
+        cur.execute(SINCE, {"space": space, "after": after})
+        return cur.fetchall()
+
+
+def latest_lineage(conn: psycopg.Connection) -> int:
+    row = conn.execute(LATEST).fetchone()
+    return int(row[0]) if row else 0
+
+
 async def inbox_since(conn: psycopg.AsyncConnection, space: str, after: int) -> list[Task]:
     """Inbox tasks of `space` with a lineage above `after`, oldest first (what `lore listen` prints)."""
     async with conn.cursor(row_factory=class_row(Task)) as cur:
