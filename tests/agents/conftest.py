@@ -111,6 +111,11 @@ def gemini_cli() -> Path:
 
 
 @pytest.fixture(scope="session")
+def mcpb_cli() -> Path:
+    return npm.ensure(npm.MCPB)
+
+
+@pytest.fixture(scope="session")
 def codex_cli() -> Path:
     return npm.ensure(npm.CODEX)
 

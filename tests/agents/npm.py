@@ -41,6 +41,9 @@ COPILOT = Package("@github/copilot", "1.0.102", "copilot", "copilot")
 #: OpenCode runs `npm install @opencode-ai/plugin@<its version>` in each config dir at start (which
 #: hangs without the registry); tests link a cached install into the config dir instead.
 OPENCODE_PLUGIN = Package("@opencode-ai/plugin", OPENCODE.version, "", "opencode-plugin")
+#: The official MCP bundle CLI (`mcpb validate`, `unpack`, `info`) and its library (the launch config
+#: Claude Desktop derives from a manifest); ~4 s to install here.
+MCPB = Package("@anthropic-ai/mcpb", "2.1.2", "mcpb", "mcpb")
 
 
 class NpmInstallError(RuntimeError):

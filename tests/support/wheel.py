@@ -1,21 +1,20 @@
-"""lore as a user installs it: `python -m build` on a copy of the checkout, then the wheel alone
-installed into a fresh venv with `pip install --no-index` from a local wheelhouse.
+"""lore as a user installs it: the wheel `make wheel` built in the README's quick start
+(support.quickstart: a fresh clone of this checkout), installed alone into a fresh venv with
+`pip install --no-index` from a local wheelhouse.
 
-- The build runs once per test run (pytest-xdist workers share it under a file lock) on a copy of
-  the tracked and untracked-but-not-ignored files, so the checkout gets no `build/` or egg-info and
-  the copy holds no `.venv`: the model files come from setup.py's build step (copied from the venv's
-  `make models` folder, else fetched with pip), as for any user.
-- The wheelhouse (`~/.cache/lore-tests/wheelhouse`, or `$LORE_TEST_CACHE/../wheelhouse`) holds
-  lore's dependencies as wheels, pinned to the versions this venv runs. It is filled with
-  `pip download` once and reused across runs; the install itself never reaches an index.
+The wheelhouse (`~/.cache/lore-tests/wheelhouse`, or `$LORE_TEST_CACHE/../wheelhouse`) holds, as
+wheels pinned to the versions this venv runs, lore's dependencies and whatever else the quick start
+installs (pip, the build backend, `build`, the model files' wheels). It is filled with `pip download`
+once and reused across runs: the installs themselves never reach an index.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -50,49 +49,46 @@ def _run(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None 
     return done.stdout
 
 
-def checkout_files() -> list[str]:
-    """The checkout as a clone plus the work in progress would have it: tracked files that still
-    exist and untracked files that are not ignored."""
-    out = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT)
-    return sorted({f for f in out.split("\0") if f and (ROOT / f).is_file()})
-
-
-def build(out: Path) -> tuple[Path, Path]:
-    """(wheel, sdist) built by `python -m build` from a copy of the checkout, once per `out`."""
-    with locked(out / ".lock"):
-        dist = out / "dist"
-        wheels, sdists = sorted(dist.glob("shared_lore-*.whl")), sorted(dist.glob("shared_lore-*.tar.gz"))
-        if wheels and sdists:
-            return wheels[0], sdists[0]
-        source = out / "source"
-        shutil.rmtree(source, ignore_errors=True)
-        for name in checkout_files():
-            target = source / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, target)
-        env = {k: v for k, v in os.environ.items() if k != "LORE_MODELS_DIR"}
-        _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)], env=env)
-        shutil.rmtree(source, ignore_errors=True)
-        return sorted(dist.glob("shared_lore-*.whl"))[0], sorted(dist.glob("shared_lore-*.tar.gz"))[0]
-
-
 def wheelhouse() -> Path:
     cache = os.environ.get("LORE_TEST_CACHE")
     base = Path(cache).expanduser().parent if cache else Path.home() / ".cache" / "lore-tests"
     return base / "wheelhouse"
 
 
-def _constraints(path: Path) -> Path:
+def _pins() -> list[str]:
     """This venv's versions of everything: the wheelhouse gets the same dependencies it runs."""
-    pins = sorted(
+    return sorted(
         {
             f"{d.metadata['Name']}=={d.version}"
             for d in metadata.distributions()
             if d.metadata["Name"] and d.metadata["Name"].lower() != "shared-lore"
         }
     )
-    path.write_text("\n".join(pins) + "\n")
+
+
+def _constraints(path: Path) -> Path:
+    path.write_text("\n".join(_pins()) + "\n")
     return path
+
+
+def stock(requirements: list[str], singles: list[list[str]], scratch: Path) -> Path:
+    """The wheelhouse, holding `requirements` with their dependencies (at this venv's versions) and
+    each of `singles` (one `pip download --no-deps` each, with its own options). Filled with
+    `pip download` the first time a set is asked for; a stamp file names each set filled since."""
+    key = json.dumps([sorted(requirements), singles, _pins()])
+    house = wheelhouse()
+    stamp = house / f".stocked-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+    with locked(house.parent / "wheelhouse.lock"):
+        if stamp.exists():
+            return house
+        house.mkdir(parents=True, exist_ok=True)
+        scratch.mkdir(parents=True, exist_ok=True)
+        download = [*PIP, "download", "--quiet", "--only-binary=:all:", "--dest", str(house)]
+        _run([*download, "--constraint", str(_constraints(scratch / "constraints.txt")), *requirements])
+        for single in singles:
+            _run([*PIP, "download", "--quiet", "--no-deps", "--dest", str(house), *single])
+        stamp.touch()
+    return house
 
 
 def install(wheel: Path, venv: Path) -> Path:

@@ -1,15 +1,14 @@
-"""The wheel is the whole product: `python -m build` makes a wheel (and an sdist) whose install
-alone, in a fresh venv with no index and away from the checkout, has working local embeddings and
-every command (tests/support/wheel.py builds and installs it).
+"""The wheel is the whole product: the wheel (and the sdist) that the README's `make wheel` built
+on a fresh clone (support.quickstart, once per run) installs alone, in a fresh venv with no index
+and away from the checkout, and has working local embeddings and every command
+(tests/support/wheel.py installs it).
 
-Cost here: the build ~4 s (once per run), the install ~3 s from the cached wheelhouse (its first
-fill with `pip download` a few seconds more), the rest ~10 s.
+Cost here: ~10 s; the build and the install are the quick start's.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import tarfile
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 from support import wheel as wheels
 from support.mcpclient import lore_stdio_session, ok, text
+from support.quickstart import Outcome
 
 from lore.embeddings.files import MINILM_ONNX_SHA256, PINS
 
@@ -27,11 +27,11 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(wheel, sdist): built once per run, whichever xdist worker asks first."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    return wheels.build(shared / "lore-wheel")
+def built(quickstart: Outcome) -> tuple[Path, Path]:
+    """(wheel, sdist): what the quick start's `make wheel` built in its fresh clone."""
+    if quickstart.wheel is None or quickstart.sdist is None:
+        raise wheels.WheelError(f"the README's quick start built no wheel and sdist: {quickstart.failure}")
+    return Path(quickstart.wheel), Path(quickstart.sdist)
 
 
 def _sha(data: bytes) -> str:
@@ -60,8 +60,12 @@ def test_the_wheel_and_the_sdist_carry_the_model_files(built: tuple[Path, Path])
 
 
 @pytest.fixture
-def installed(built: tuple[Path, Path], tmp_path: Path) -> Path:
-    return wheels.install(built[0], tmp_path / "venv")
+def installed(quickstart: Outcome) -> Path:
+    """The `lore` of the fresh venv the quick start installed the wheel into (only the test below
+    uses it: it removes the model files at its end)."""
+    if quickstart.lore is None:
+        raise wheels.WheelError(f"the README's quick start installed no wheel: {quickstart.failure}")
+    return Path(quickstart.lore)
 
 
 @pytest.fixture
@@ -168,9 +172,3 @@ _COMMANDS = [
     ["hook"],
     ["completion"],
 ]
-
-
-def test_the_readme_shows_the_one_line_install_of_the_built_wheel() -> None:
-    readme = (wheels.ROOT / "README.md").read_text(encoding="utf-8")
-    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    assert "make wheel && pipx install dist/shared_lore-*.whl" in quick

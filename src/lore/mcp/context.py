@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from lore.core.session import SessionContext
 from lore.mcp.sessions import Sessions
@@ -40,12 +40,26 @@ def result(text: str, structured: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def tool(description: str) -> Callable[[F], F]:
+def tool(
+    description: str, *, read_only: bool = False, destructive: bool = False, idempotent: bool = False
+) -> Callable[[F], F]:
     """Declare a function a tool, with its description (short and exact: tools/list is paid for in
-    every session's context). lore.mcp.tools lists the tools in the order tools/list shows them."""
+    every session's context) and its hints for the client (MCP ToolAnnotations): `read_only` (changes
+    no memory), `destructive` (may hide or replace what is there), `idempotent` (the same call again
+    changes nothing more). Only what differs from the protocol's defaults is sent, except
+    `destructiveHint: false`, which a tool that only adds must say (a client takes a tool that says
+    nothing for destructive). Its structured result is its return type,
+    `Annotated[CallToolResult, <a lore.mcp.outputs shape>]`. lore.mcp.tools lists the tools in the
+    order tools/list shows them."""
+    hints = (
+        ToolAnnotations(read_only_hint=True)
+        if read_only
+        else ToolAnnotations(destructive_hint=destructive, idempotent_hint=idempotent or None)
+    )
 
     def mark(fn: F) -> F:
         fn.__lore_tool__ = description  # type: ignore[attr-defined]
+        fn.__lore_hints__ = hints  # type: ignore[attr-defined]
         return fn
 
     return mark

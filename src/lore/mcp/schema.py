@@ -31,3 +31,38 @@ def _property(prop: dict[str, Any]) -> dict[str, Any]:
     if isinstance(prop.get("items"), dict):
         prop["items"] = _property(prop["items"])
     return prop
+
+
+def compact_output(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's output schema, smaller and still the same set of values: no titles, each `$defs`
+    entry written where it is used, and `anyOf [T, null]` (T a plain type) as `type: [T, "null"]`."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/$defs/"):
+            target = defs[node["$ref"].removeprefix("#/$defs/")]
+            return walk({**target, **{k: v for k, v in node.items() if k != "$ref"}})
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("title", "$defs"):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {
+                    name: walk(prop) for name, prop in value.items()
+                }  # a property may be named "title"
+            else:
+                out[key] = walk(value)
+        options = out.get("anyOf")
+        if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+            other = next(o for o in options if o != {"type": "null"})
+            if isinstance(other, dict) and isinstance(other.get("type"), str):
+                del out["anyOf"]
+                out = {**other, **out, "type": [other["type"], "null"]}
+        return out
+
+    compacted: dict[str, Any] = walk(schema)
+    return compacted

@@ -95,10 +95,16 @@ class LoreServer(MCPServer[Served]):
         await stdio_guard.serve(self._lowlevel_server)
 
     async def list_tools(self) -> list[MCPTool]:
-        from lore.mcp.schema import compact
+        from lore.mcp.schema import compact, compact_output
 
         return [
-            t.model_copy(update={"input_schema": compact(t.input_schema)}) for t in await super().list_tools()
+            t.model_copy(
+                update={
+                    "input_schema": compact(t.input_schema),
+                    "output_schema": compact_output(t.output_schema) if t.output_schema else None,
+                }
+            )
+            for t in await super().list_tools()
         ]
 
 
@@ -154,5 +160,11 @@ def create_server(
         auth_server_provider=auth_server_provider,
     )
     for tool in TOOLS:
-        server.add_tool(tool, name=tool.__name__, description=tool.__lore_tool__)  # type: ignore[attr-defined]
+        server.add_tool(
+            tool,
+            name=tool.__name__,
+            description=tool.__lore_tool__,  # type: ignore[attr-defined]
+            annotations=tool.__lore_hints__,  # type: ignore[attr-defined]
+            structured_output=True,  # every tool declares its result's shape (lore.mcp.outputs)
+        )
     return server

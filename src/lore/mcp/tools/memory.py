@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from lore.mcp.context import result, session, tool
+from lore.mcp.outputs import FactStored, Forgotten, NoteStored, Recalled, Revised
 from lore.service import memory
 
 
@@ -21,7 +22,7 @@ async def remember_fact(
     subject: str | None = None,
     valid_from: str | None = None,
     valid_to: str | None = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, FactStored]:
     """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true."""
     rt, here = await session(ctx)
     fact = await rt.call(
@@ -40,7 +41,7 @@ async def remember_note(
     kind: str = "note",
     title: str | None = None,
     tags: list[str] | None = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, NoteStored]:
     """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
     rt, here = await session(ctx)
     note = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags)
@@ -52,14 +53,15 @@ async def remember_note(
 
 @tool(
     "List this project's facts, most relevant first. as_of: what lore believed then; "
-    "valid_at: what was true then (ISO dates)."
+    "valid_at: what was true then (ISO dates).",
+    read_only=True,
 )
 async def recall_facts(
     ctx: Context[Any, Any],
     subject: str | None = None,
     as_of: str | None = None,
     valid_at: str | None = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, Recalled]:
     """as_of: what lore believed then; valid_at: what was true then (ISO dates)."""
     rt, here = await session(ctx)
     found = await rt.call(memory.recall, here, subject=subject, as_of=as_of, valid_at=valid_at)
@@ -71,7 +73,10 @@ async def recall_facts(
     )
 
 
-@tool("Replace fact id (f_N) with a new version; history keeps the old one.")
+@tool(
+    "Replace fact id (f_N) with a new version; history keeps the old one.",
+    idempotent=True,  # the same revision again changes nothing (refused as a no-op)
+)
 async def revise_fact(
     id: str,
     ctx: Context[Any, Any],
@@ -79,7 +84,7 @@ async def revise_fact(
     subject: str | None = None,
     valid_from: str | None = None,
     valid_to: str | None = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, Revised]:
     rt, here = await session(ctx)
     _, new = await rt.call(
         memory.revise_fact,
@@ -93,8 +98,12 @@ async def revise_fact(
     return result(f"Revised {new.id}: {new.statement}", {"id": new.id, "version": new.version_id})
 
 
-@tool("Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.")
-async def forget(id: str, reason: str, ctx: Context[Any, Any]) -> CallToolResult:
+@tool(
+    "Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.",
+    destructive=True,
+    idempotent=True,  # a forgotten item cannot be forgotten again
+)
+async def forget(id: str, reason: str, ctx: Context[Any, Any]) -> Annotated[CallToolResult, Forgotten]:
     rt, here = await session(ctx)
     gone = await rt.call(memory.forget, here, id, reason)
     return result(f"Forgot {gone.id}.", {"id": gone.id})

@@ -13,6 +13,7 @@ from lore.core import ids
 from lore.core.ranking import Hit
 from lore.core.validate import RELATIONS
 from lore.mcp.context import result, session, tool
+from lore.mcp.outputs import Linked, MarkedIrrelevant, Searched
 from lore.service import search
 
 
@@ -24,7 +25,8 @@ def _line(hit: Hit) -> str:
 
 @tool(
     "Search notes by meaning and keywords; only relevant matches, with linked notes. "
-    "kinds/tags: filters; limit: 1-20."
+    "kinds/tags: filters; limit: 1-20.",
+    read_only=True,
 )
 async def search_notes(
     query: str,
@@ -32,7 +34,7 @@ async def search_notes(
     kinds: list[str] | None = None,
     tags: list[str] | None = None,
     limit: int = 5,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, Searched]:
     rt, here = await session(ctx)
     hits = await search.search_notes(
         rt,
@@ -50,7 +52,7 @@ async def search_notes(
     return result("\n".join(_line(h) for h in hits), {"results": results})
 
 
-async def _link_notes(**args: Any) -> CallToolResult:
+async def _link_notes(**args: Any) -> Annotated[CallToolResult, Linked]:
     rt, here = await session(args["ctx"])
     edge = await rt.call(search.link_notes, here, args["from"], args["relation"], args["to"])
     said = "Linked" if edge.created else "Already linked"
@@ -68,16 +70,21 @@ _LINK_SIGNATURE = inspect.Signature(
             ("ctx", Context[Any, Any]),
         )
     ],
-    return_annotation=CallToolResult,
+    return_annotation=Annotated[CallToolResult, Linked],
 )
 _link_notes.__signature__ = _LINK_SIGNATURE  # type: ignore[attr-defined]
 _link_notes.__annotations__ = {p.name: p.annotation for p in _LINK_SIGNATURE.parameters.values()}
 _link_notes.__name__ = "link_notes"
-link_notes = tool("Link two notes of this project: from -relation-> to.")(_link_notes)
+link_notes = tool(
+    "Link two notes of this project: from -relation-> to.",
+    idempotent=True,  # linking the same pair again is a no-op that says so
+)(_link_notes)
 
 
 @tool("Say a note does not answer a query: searches close to that query skip it from now on.")
-async def mark_irrelevant(note_id: str, query: str, ctx: Context[Any, Any]) -> CallToolResult:
+async def mark_irrelevant(
+    note_id: str, query: str, ctx: Context[Any, Any]
+) -> Annotated[CallToolResult, MarkedIrrelevant]:
     rt, here = await session(ctx)
     lineage, q = await search.mark_irrelevant(rt, here, note_id, query)
     return result(

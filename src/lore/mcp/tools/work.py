@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -11,6 +11,7 @@ from mcp_types import CallToolResult
 from lore.core import inbox
 from lore.core.rows import Message
 from lore.mcp.context import result, served, session, tool
+from lore.mcp.outputs import Inbox, Sent, TaskFiled, TaskMoved
 from lore.service import work
 
 
@@ -27,7 +28,9 @@ def _message_dict(message: Message) -> dict[str, Any]:
 
 
 @tool("File a task in this project's backlog, or with to=SPACE in that space's inbox.")
-async def file_task(title: str, body: str, ctx: Context[Any, Any], to: str | None = None) -> CallToolResult:
+async def file_task(
+    title: str, body: str, ctx: Context[Any, Any], to: str | None = None
+) -> Annotated[CallToolResult, TaskFiled]:
     rt, here = await session(ctx)
     task = await rt.call(work.file_task, here, title, body, to=to)
     where = "inbox of space" if task.status == "inbox" else "backlog of space"
@@ -40,7 +43,7 @@ async def file_task(title: str, body: str, ctx: Context[Any, Any], to: str | Non
 @tool("Set a task's status: inbox|todo|doing|blocked|done; note says why.")
 async def update_task(
     id: str, status: str, ctx: Context[Any, Any], note: str | None = None
-) -> CallToolResult:
+) -> Annotated[CallToolResult, TaskMoved]:
     rt, here = await session(ctx)
     before, task = await rt.call(work.update_task, here, id, status, note)
     return result(
@@ -59,7 +62,7 @@ async def send_message(
     ctx: Context[Any, Any],
     reply_to: str | None = None,
     wait_seconds: float = 0,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, Sent]:
     rt, here = await session(ctx)
     key = served(ctx).sessions.key(ctx)
     done = await work.send_message(
@@ -88,7 +91,7 @@ async def send_message(
 
 
 @tool("Read unread messages to this project (marks them read); list its open tasks.")
-async def read_messages(ctx: Context[Any, Any]) -> CallToolResult:
+async def read_messages(ctx: Context[Any, Any]) -> Annotated[CallToolResult, Inbox]:
     rt, here = await session(ctx)
     key = served(ctx).sessions.key(ctx)
     got = await rt.call(work.read_messages, here, here.source, session_key=key)

@@ -1,0 +1,111 @@
+"""The structured result of every tool: one TypedDict each, declared as the tool's return type
+(`Annotated[CallToolResult, Shape]`). The SDK derives each tool's `outputSchema` from it (compacted
+for tools/list by lore.mcp.schema) and checks every structured result against it before it leaves the
+server; a client can check it again against the schema it was given.
+
+`typing_extensions.TypedDict`, not `typing`'s: pydantic needs it below Python 3.12 for the nested ones.
+A key that may be missing is `NotRequired`; a value that may be null says `| None`.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+
+class FactStored(TypedDict):
+    id: str
+    space: str
+
+
+class NoteStored(TypedDict):
+    id: str
+    kind: str
+    space: str
+
+
+class Recalled(TypedDict):
+    space: str
+    total: int  # facts that matched
+    shown: int  # those the text holds (the budget may cut)
+    ids: list[str]
+
+
+class Found(TypedDict):
+    id: str
+    kind: str
+    title: NotRequired[str]
+    snippet: str
+    score: float
+    why: str  # keyword | semantic | linked
+    via: NotRequired[str]  # linked hits: the edge that brought it
+
+
+class Searched(TypedDict):
+    results: list[Found]
+
+
+class Revised(TypedDict):
+    id: str
+    version: int
+
+
+class Forgotten(TypedDict):
+    id: str
+
+
+class Linked(TypedDict):
+    edge: str
+    created: bool  # false: the same edge already existed
+
+
+class MarkedIrrelevant(TypedDict):
+    id: str
+    query: str
+
+
+class TaskFiled(TypedDict):
+    id: str
+    space: str
+    status: str
+
+
+class TaskMoved(TypedDict):
+    id: str
+    status: str
+    previous: str
+
+
+# `from` is a Python keyword: the functional form.
+Message = TypedDict(
+    "Message",
+    {
+        "id": str,
+        "from": str,
+        "to": str,
+        "source": str,
+        "reply_to": str | None,
+        "sent_at": str,
+        "body": str,
+    },
+)
+
+
+class Sent(TypedDict):
+    id: str
+    to: str
+    reply: NotRequired[Message | None]  # only when it waited: the reply, or null when none came
+
+
+class TaskLine(TypedDict):
+    id: str
+    status: str
+    title: str | None
+
+
+class Inbox(TypedDict):
+    messages: list[Message]
+    unread_left: int
+    tasks: list[TaskLine]
+    open_tasks: int
