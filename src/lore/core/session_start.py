@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore.core import clients, inbox, render
+from lore.core import clients, inbox, render, similarity, stale
 from lore.core.config import Config
 from lore.core.rows import Fact, Handoff, InstructionSection, from_json
 from lore.core.session import SessionContext
@@ -74,6 +74,8 @@ class Snapshot:
     unread: int = 0  # unread messages to it
     last: render.LastSession | None = None  # the last handoff at the session's root
     instructions: list[InstructionSection] = field(default_factory=list)
+    superseded: frozenset[str] = frozenset()  # facts an agent said a newer one replaces
+    expired: int = 0  # facts whose valid_to passed in the last 30 days (already hidden)
 
 
 def parse(document: Mapping[str, Any]) -> Snapshot:
@@ -93,19 +95,66 @@ def parse(document: Mapping[str, Any]) -> Snapshot:
         int(document.get("unread") or 0),
         last,
         [from_json(InstructionSection, row) for row in document.get("instructions") or []],
+        frozenset(document.get("superseded") or ()),
+        int(document.get("expired") or 0),
     )
 
 
-def compose(snapshot: Snapshot, session: SessionContext, config: Config, client: str) -> render.Rendered:
-    """The session-start text for `client`: within the configured budget (clamped for the client)."""
+@dataclass(frozen=True)
+class Tidied:
+    """The facts a session start shows, once each: copies folded into the first fact they repeat,
+    stale facts left out and counted (docs/design.md, Duplicates and conflicts)."""
+
+    facts: list[Fact]  # in render order, distinct and current
+    notes: dict[int, str]  # lineage -> `(+1 similar: f_3; may conflict with f_4)`
+    hidden: int  # copies folded away
+    replaced: int  # left out: an agent said a newer fact replaces them
+    paths_gone: int  # left out: they name files that are gone
+
+
+def tidied(snapshot: Snapshot, session: SessionContext, *, check_paths: bool = True) -> Tidied:
+    """`snapshot`'s facts in render order, without those replaced by a newer one or naming paths
+    that are gone (`check_paths`: local mode, where the session's paths are this machine's), copies
+    folded into the first fact they repeat. Pure apart from the `stat` calls of the path check."""
+    ordered = render.order(snapshot.facts, session.workspace_name)
+    replaced = [f for f in ordered if f.id in snapshot.superseded]
+    ordered = [f for f in ordered if f.id not in snapshot.superseded]
+    gone = 0
+    if check_paths:
+        here = str(session.root)
+        kept = [f for f in ordered if not stale.gone(f.statement, f.workspace, here)]
+        gone, ordered = len(ordered) - len(kept), kept
+    groups = similarity.collapse(ordered, _fact_text, conflicts=True)
+    notes = {}
+    for g in groups:
+        note = render.similar_note([f.id for f in g.similar], [f.id for f in g.conflicts])
+        if note:
+            notes[g.item.lineage] = note
+    hidden = len(ordered) - len(groups)
+    return Tidied([g.item for g in groups], notes, hidden, len(replaced), gone)
+
+
+def _fact_text(fact: Fact) -> similarity.Text:
+    return similarity.Text.of(fact.statement, fact.subject)
+
+
+def compose(
+    snapshot: Snapshot, session: SessionContext, config: Config, client: str, *, check_paths: bool = True
+) -> render.Rendered:
+    """The session-start text for `client`: within the configured budget (clamped for the client),
+    each fact once, stale ones left out and counted."""
+    kept = tidied(snapshot, session, check_paths=check_paths)
+    left_out = kept.hidden + kept.replaced + kept.paths_gone
     return render.session_start(
-        snapshot.facts,
+        kept.facts,
         space=session.space,
         workspace_name=session.workspace_name,
         max_chars=render.clamp_budget(config.session_start_max_chars, client),
-        total=snapshot.total,
+        total=max(0, snapshot.total - left_out),
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,
         instructions=snapshot.instructions,
         fence=render.fence_for(client),
+        notes=kept.notes,
+        tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
     )
