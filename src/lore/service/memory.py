@@ -25,6 +25,7 @@ from lore.store import facts, notes, tidy
 # The most facts one recall returns (MCP, the CLI, /api and the web UI alike); the count says how
 # many more there are.
 RECALL_LIMIT = render.RECALL_MAX_FACTS
+HANDOFFS_LISTED = notes.HANDOFFS_LISTED  # handoffs a notes list shows per repository
 
 
 R = TypeVar("R", Fact, Note)
@@ -334,6 +335,11 @@ def forget(rt: Runtime, who: Who, item_id: object, reason: object) -> Fact | Not
     return rt.transact(lambda c: notes.forget(c, who.origin, who.readable, lineage, why))
 
 
+def current_facts(rt: Runtime, readable: Sequence[str], lineages: Sequence[int]) -> dict[int, Fact]:
+    """The current versions of several facts (those `readable` can see), by lineage."""
+    return rt.transact(lambda c: facts.current(c, readable, lineages))
+
+
 def note(rt: Runtime, readable: Sequence[str], note_id: object) -> Note:
     _, lineage = validate.item_id(note_id, expect="n")
     return rt.transact(lambda c: notes.get(c, readable, lineage))
@@ -347,8 +353,14 @@ def current_notes(rt: Runtime, readable: Sequence[str], lineages: Sequence[int])
 def recent_notes(
     rt: Runtime, readable: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 100
 ) -> list[Note]:
-    """Current notes, newest first (the web UI's list before any search)."""
+    """Current notes, newest first (the web UI's list before any search): of the handoffs, only the
+    latest few of each repository (lore.store.notes.HANDOFFS_LISTED), unless handoffs are asked for."""
     return rt.transact(lambda c: notes.recent(c, readable, kinds=kinds, limit=limit))
+
+
+def older_handoffs(rt: Runtime, readable: Sequence[str]) -> int:
+    """How many handoffs a notes list leaves out (search and the Sessions page still have them)."""
+    return rt.transact(lambda c: notes.older_handoffs(c, readable))
 
 
 def revise_note(

@@ -81,18 +81,47 @@ def revise(
     return old, new
 
 
+# Handoffs listed per repository (space, root) in a list of notes: the latest ones. Older handoffs stay
+# (search finds them; the web UI's Sessions page lists them) but never crowd a notes list.
+HANDOFFS_LISTED = 3
+_LATEST_HANDOFFS = """SELECT h.note FROM (
+    SELECT note, row_number() OVER (PARTITION BY space, root ORDER BY updated_at DESC, id DESC) AS k
+    FROM handoffs WHERE space = ANY(%(spaces)s) AND note IS NOT NULL) h
+WHERE h.k <= %(keep)s"""
+
+
 def recent(
     conn: psycopg.Connection, spaces: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 50
 ) -> list[Note]:
-    """Current notes of `spaces`, newest first (the web UI's list before any search)."""
+    """Current notes of `spaces`, newest first (the web UI's list before any search): of the
+    handoffs, only the latest HANDOFFS_LISTED of each repository, unless handoffs are asked for."""
+    every_handoff = bool(kinds) and "handoff" in (kinds or ())
     with conn.cursor(row_factory=class_row(Note)) as cur:
         cur.execute(
             f"""SELECT {_COLUMNS} FROM notes
-                WHERE space = ANY(%s) AND superseded_at IS NULL AND (%s::text[] IS NULL OR kind = ANY(%s))
-                ORDER BY recorded_at DESC, lineage DESC LIMIT %s""",
-            (list(spaces), list(kinds) if kinds else None, list(kinds) if kinds else None, limit),
+                WHERE space = ANY(%(spaces)s) AND superseded_at IS NULL
+                  AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))
+                  AND (%(every)s OR kind <> 'handoff' OR lineage IN ({_LATEST_HANDOFFS}))
+                ORDER BY recorded_at DESC, lineage DESC LIMIT %(limit)s""",
+            {
+                "spaces": list(spaces),
+                "kinds": list(kinds) if kinds else None,
+                "every": every_handoff,
+                "keep": HANDOFFS_LISTED,
+                "limit": limit,
+            },
         )
         return cur.fetchall()
+
+
+def older_handoffs(conn: psycopg.Connection, spaces: Sequence[str]) -> int:
+    """How many current handoff notes `recent` leaves out (older than the latest of their repository)."""
+    row = conn.execute(
+        f"""SELECT count(*) FROM notes WHERE space = ANY(%(spaces)s) AND superseded_at IS NULL
+              AND kind = 'handoff' AND lineage NOT IN ({_LATEST_HANDOFFS})""",
+        {"spaces": list(spaces), "keep": HANDOFFS_LISTED},
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 # The current notes of a space sharing a word with a text's head (handoffs aside: lore writes them),
