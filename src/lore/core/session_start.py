@@ -112,26 +112,39 @@ class Tidied:
     paths_gone: int  # left out: they name files that are gone
 
 
-def tidied(snapshot: Snapshot, session: SessionContext, *, check_paths: bool = True) -> Tidied:
+def tidied(
+    snapshot: Snapshot, session: SessionContext, *, check_paths: bool = True, max_chars: int | None = None
+) -> Tidied:
     """`snapshot`'s facts in render order, without those replaced by a newer one or naming paths
     that are gone (`check_paths`: local mode, where the session's paths are this machine's), copies
-    folded into the first fact they repeat. Pure apart from the `stat` calls of the path check."""
+    folded into the first fact they repeat. With `max_chars`, only as many facts as that many
+    characters of lines can show are looked at (the rest would be cut anyway: the hook's time is
+    spent on what is shown). Pure apart from the `stat` calls of the path check."""
     ordered = render.order(snapshot.facts, session.workspace_name)
-    replaced = [f for f in ordered if f.id in snapshot.superseded]
-    ordered = [f for f in ordered if f.id not in snapshot.superseded]
-    gone = 0
+    here = str(session.root)
     if check_paths:
-        here = str(session.root)
-        kept = [f for f in ordered if not stale.gone(f.statement, f.workspace, here)]
-        gone, ordered = len(ordered) - len(kept), kept
-    groups = similarity.collapse(ordered, _fact_text, conflicts=True)
+        stale.forget_cache()
+    folder = similarity.Folder(_fact_text, conflicts=True)
+    replaced = gone = used = 0
+    for fact in ordered:
+        if fact.id in snapshot.superseded:
+            replaced += 1
+            continue
+        if check_paths and stale.gone(fact.statement, fact.workspace, here):
+            gone += 1
+            continue
+        if folder.add(fact):
+            used += render.size(render.fact_line(fact)) + 1
+            if max_chars is not None and used > max_chars:
+                break
+    groups = folder.groups()
     notes = {}
     for g in groups:
         note = render.similar_note([f.id for f in g.similar], [f.id for f in g.conflicts])
         if note:
             notes[g.item.lineage] = note
-    hidden = len(ordered) - len(groups)
-    return Tidied([g.item for g in groups], notes, hidden, len(replaced), gone)
+    hidden = sum(len(g.similar) for g in groups)
+    return Tidied([g.item for g in groups], notes, hidden, replaced, gone)
 
 
 def _fact_text(fact: Fact) -> similarity.Text:
@@ -143,13 +156,14 @@ def compose(
 ) -> render.Rendered:
     """The session-start text for `client`: within the configured budget (clamped for the client),
     each fact once, stale ones left out and counted."""
-    kept = tidied(snapshot, session, check_paths=check_paths)
+    budget = render.clamp_budget(config.session_start_max_chars, client)
+    kept = tidied(snapshot, session, check_paths=check_paths, max_chars=budget)
     left_out = kept.hidden + kept.replaced + kept.paths_gone
     return render.session_start(
         kept.facts,
         space=session.space,
         workspace_name=session.workspace_name,
-        max_chars=render.clamp_budget(config.session_start_max_chars, client),
+        max_chars=budget,
         total=max(0, snapshot.total - left_out),
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,

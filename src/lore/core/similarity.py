@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
 SIMILAR = 0.5  # shared content words (Jaccard) for a near duplicate about the same subject
 SIMILAR_BARE = 0.6  # ... when one of them has no subject (every note): more words must match
-CONFLICT_MIN = 0.3  # ... for a likely conflict
+CONFLICT_MIN = 0.5  # ... for a likely conflict (with a sign of a change between them)
+SWAP = 2  # at most this many words on each side in a value put in place of another
 MAX_WORDS = 400  # content words compared per item (a long note: its first ones)
 
 _WORD = re.compile(r"\w+")
@@ -47,13 +50,13 @@ STOPWORDS = frozenset(
 )
 # Words that mark a change: one side has them and the other does not (`..., not fly.io anymore`).
 CUES = frozenset(
-    """not no never none anymore longer instead now nowadays replaced replaces replacing switched
+    """not anymore longer instead now nowadays replaced replaces replacing switched
     moved migrated renamed deprecated removed dropped stopped changed became""".split()  # noqa: SIM905 (a word list reads better as words)
 )
 
 
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
 
 
 def key(text: str) -> str:
@@ -61,6 +64,7 @@ def key(text: str) -> str:
     return " ".join(_WORD.findall(_fold(text)))
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A light English stem: `tests` -> `test`, `deploys` -> `deploy`, `running` -> `run`."""
     if len(word) <= 3 or word.isdigit():
@@ -87,16 +91,20 @@ class Text:
     cues: frozenset[str]
     numbers: frozenset[str]
     subject: str | None  # case-folded; None: none
-    lead: str | None = None  # the first content word: what the text is about when it has no subject
+    lead: str | None = None  # the first content word: what the sentence is about
+    marked: frozenset[str] = frozenset()  # words written like a name or a value (Render, fly.io, 3.12)
 
     @classmethod
     def of(cls, text: str, subject: str | None = None) -> Text:
-        tokens = _WORD.findall(_fold(text))
         words: set[str] = set()
         cues: set[str] = set()
         numbers: set[str] = set()
+        marked: set[str] = set()
         lead = None
-        for token in tokens:
+        folded = _fold(text)
+        for found in _TERM.finditer(text if len(text) == len(folded) else folded):
+            raw = found.group()
+            token = raw.lower() if len(text) == len(folded) else raw
             if token in CUES:
                 cues.add(token)
                 continue
@@ -104,17 +112,35 @@ class Text:
                 numbers.add(token)
                 word = token
             elif token not in STOPWORDS and len(token) > 1:
-                word = stem(token)
+                word = stem(token) if token.isalpha() else token
             else:
                 continue
+            if _VALUE.search(raw) or (raw[0].isupper() and not _starts_sentence(text, found.start())):
+                marked.add(word)
             lead = lead or word
             words.add(word)
             if len(words) >= MAX_WORDS:
                 break
-        folded = _fold(subject).strip() if subject else None
+        about = _fold(subject).strip() if subject else None
         return cls(
-            " ".join(tokens), frozenset(words), frozenset(cues), frozenset(numbers), folded or None, lead
+            key(text),
+            frozenset(words),
+            frozenset(cues),
+            frozenset(numbers),
+            about or None,
+            lead,
+            frozenset(marked),
         )
+
+
+# A term: a word, or words joined by . - / : (`fly.io`, `make-test`, `src/app.py`, `test:ci`).
+_TERM = re.compile(r"\w+(?:[.\-/:]\w+)*")
+_VALUE = re.compile(r"\d|[.\-/:_]")
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'`([")
+    return not before or before[-1] in ".!?:;\n"
 
 
 def overlap(a: Text, b: Text) -> float:
@@ -129,28 +155,36 @@ def _changed(a: Text, b: Text) -> bool:
     return (a.cues != b.cues) or bool((a.numbers - b.numbers) and (b.numbers - a.numbers))
 
 
+def _swapped(a: Text, b: Text) -> bool:
+    """One value put in place of another: each side has at most SWAP words the other lacks, and one
+    of them is written like a name or a value (`Deploys go to Render` / `... to fly.io`)."""
+    only_a, only_b = a.words - b.words, b.words - a.words
+    if not (only_a and only_b) or len(only_a) > SWAP or len(only_b) > SWAP:
+        return False
+    return bool((only_a & a.marked) or (only_b & b.marked))
+
+
 SAME, SIMILAR_TO, CONFLICTS = "same", "similar", "conflict"
 
 
 def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     """How `new` relates to `old`: SAME, SIMILAR_TO, CONFLICTS (only when `conflicts`: facts), or
     None (unrelated)."""
-    compatible = new.subject is None or old.subject is None or new.subject == old.subject
-    if new.subject is None or old.subject is None:
-        # No subject to go by: what each text leads with must appear in the other (`Gina's favorite
-        # style is contemporary` is not about Jon).
-        compatible = compatible and (new.lead in old.words or old.lead in new.words)
     if new.key == old.key and new.subject == old.subject:
         return SAME
-    if not compatible:
+    if not (new.subject is None or old.subject is None or new.subject == old.subject):
         return None
+    if new.lead != old.lead and new.lead not in old.words and old.lead not in new.words:
+        return (
+            None  # each is about something the other does not mention (`cli module ...` / `index module ...`)
+        )
     score = overlap(new, old)
     changed = _changed(new, old)
+    swapped = _swapped(new, old)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    if score >= needed and not changed:
+    if score >= needed and not changed and not swapped:
         return SIMILAR_TO
-    differs = changed or bool((new.words - old.words) and (old.words - new.words))
-    if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and differs:
+    if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and (changed or swapped):
         return CONFLICTS
     return None
 
@@ -165,49 +199,73 @@ class Group(Generic[T]):
     conflicts: tuple[T, ...] = ()
 
 
-def collapse(items: Sequence[T], text: Callable[[T], Text], *, conflicts: bool = False) -> list[Group[T]]:
-    """`items` in their order with each near duplicate folded into the first item it repeats (which
-    stays where it was). With `conflicts`, each kept item also lists the earlier kept items it may
-    contradict. Compares only items sharing a content word (an inverted index), so a session
-    start's 400 facts cost about a millisecond."""
-    texts = [text(item) for item in items]
-    kept: list[int] = []
-    folded: dict[int, list[int]] = {}
-    clashes: dict[int, list[int]] = {}
-    index: dict[str, list[int]] = {}
-    for i, t in enumerate(texts):
-        seen: dict[int, int] = {}
+class Folder(Generic[T]):
+    """Items added one at a time, each near duplicate folded into the first kept item it repeats
+    (which stays where it was); with `conflicts`, each kept item also lists the earlier kept items
+    it may contradict. Compares only items sharing a content word (an inverted index), so a
+    session start's facts cost about a millisecond."""
+
+    def __init__(self, text: Callable[[T], Text], *, conflicts: bool = False) -> None:
+        self._text, self._conflicts = text, conflicts
+        self._items: list[T] = []
+        self._texts: list[Text] = []
+        self.kept: list[int] = []  # indexes of the items kept, in order
+        self._folded: dict[int, list[int]] = {}
+        self._clashes: dict[int, list[int]] = {}
+        self._index: dict[str, list[int]] = {}
+
+    def add(self, item: T) -> bool:
+        """Add `item`: True when it is kept (a new thing), False when folded into an earlier one."""
+        i = len(self._items)
+        t = self._text(item)
+        self._items.append(item)
+        self._texts.append(t)
+        seen: Counter[int] = Counter()
+        index = self._index
         for word in t.words:
-            for j in index.get(word, ()):
-                seen[j] = seen.get(j, 0) + 1
-        home = None
-        against: list[int] = []
+            postings = index.get(word)
+            if postings:
+                seen.update(postings)  # counted in C
         size = len(t.words)
-        for j in sorted(seen, key=lambda j: (-seen[j], j)) if seen else _same_key(t, texts, kept):
-            if seen and seen[j] < CONFLICT_MIN * max(size, len(texts[j].words)):
-                continue  # too few shared words to be similar or a conflict
-            found = relation(t, texts[j], conflicts=conflicts)
+        against: list[int] = []
+        candidates = [j for j, _ in seen.most_common()] if seen else _same_key(t, self._texts, self.kept)
+        for j in candidates:
+            if seen and seen[j] < CONFLICT_MIN * size:
+                break  # sorted by shared words: the rest share too few to be similar or a conflict
+            if seen and seen[j] < CONFLICT_MIN * len(self._texts[j].words):
+                continue
+            found = relation(t, self._texts[j], conflicts=self._conflicts)
             if found in (SAME, SIMILAR_TO):
-                home = j
-                break
+                self._folded.setdefault(j, []).append(i)
+                return False
             if found == CONFLICTS:
                 against.append(j)
-        if home is not None:
-            folded.setdefault(home, []).append(i)
-            continue
-        kept.append(i)
+        self.kept.append(i)
         if against:
-            clashes[i] = sorted(against)
+            self._clashes[i] = sorted(against)
         for word in t.words:
-            index.setdefault(word, []).append(i)
-    return [
-        Group(
-            items[i],
-            tuple(items[j] for j in folded.get(i, ())),
-            tuple(items[j] for j in clashes.get(i, ())),
-        )
-        for i in kept
-    ]
+            self._index.setdefault(word, []).append(i)
+        return True
+
+    def groups(self) -> list[Group[T]]:
+        items = self._items
+        return [
+            Group(
+                items[i],
+                tuple(items[j] for j in self._folded.get(i, ())),
+                tuple(items[j] for j in self._clashes.get(i, ())),
+            )
+            for i in self.kept
+        ]
+
+
+def collapse(items: Sequence[T], text: Callable[[T], Text], *, conflicts: bool = False) -> list[Group[T]]:
+    """`items` in their order with each near duplicate folded into the first item it repeats
+    (lore.core.similarity.Folder)."""
+    folder = Folder(text, conflicts=conflicts)
+    for item in items:
+        folder.add(item)
+    return folder.groups()
 
 
 def _same_key(t: Text, texts: Sequence[Text], kept: Iterable[int]) -> list[int]:

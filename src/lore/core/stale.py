@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,11 +68,16 @@ def repository_top(folder: str) -> str | None:
 def bases(written_from: str | None, here: str | None) -> list[str]:
     """The existing folders a memory's relative paths can be relative to: where it was written
     from, that folder's repository top, and the session's repository (`here`)."""
+    return list(_bases(written_from, here))
+
+
+@lru_cache(maxsize=256)
+def _bases(written_from: str | None, here: str | None) -> tuple[str, ...]:
     out: list[str] = []
     for folder in (written_from, repository_top(written_from) if written_from else None, here):
         if folder and folder not in out and os.path.isdir(folder):
             out.append(folder)
-    return out
+    return tuple(out)
 
 
 def gone(
@@ -82,11 +87,14 @@ def gone(
     exists: Callable[[str], bool] = os.path.lexists,
 ) -> list[str]:
     """The paths `text` names inside its workspace that exist nowhere they could be relative to."""
-    places = bases(written_from, here)
+    if "/" not in text:
+        return []
+    tokens = named_paths(text)
+    places = bases(written_from, here) if tokens else []
     if not places:
-        return []  # nothing to look in: cannot tell
+        return []  # no path, or nothing to look in: cannot tell
     missing = []
-    for token in named_paths(text):
+    for token in tokens:
         if token.startswith("/"):
             inside = [p for p in places if token.startswith(p.rstrip("/") + "/")]
             if inside and not exists(token):
@@ -99,6 +107,7 @@ def gone(
     return missing
 
 
-def any_gone(items: Iterable[tuple[str, str | None]], here: str | None) -> list[list[str]]:
-    """`gone` for each (text, written_from)."""
-    return [gone(text, where, here) for text, where in items]
+def forget_cache() -> None:
+    """Forget which folders exist (a long-running process: once per report)."""
+    _bases.cache_clear()
+    repository_top.cache_clear()

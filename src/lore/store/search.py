@@ -22,7 +22,7 @@ from lore.core.errors import NotFound
 from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
 from lore.embeddings import to_pgvector
-from lore.store import graph
+from lore.store import graph, notes
 
 # --- SQL ----------------------------------------------------------------------------------------
 
@@ -249,6 +249,9 @@ def search(
         else set()
     )
     ranked = [r for r in kept if r.lineage not in drop]
+    if ranked and not (kinds and "handoff" in kinds):  # older handoffs go after everything else
+        older = older_handoffs(conn, [r.lineage for r in ranked])
+        ranked = [r for r in ranked if r.lineage not in older] + [r for r in ranked if r.lineage in older]
     folded: dict[int, list[int]] = {}
     if collapse and len(ranked) > 1:
         ranked, folded = fold(conn, ranked[: limit * FOLD_DEPTH])
@@ -268,6 +271,21 @@ def search(
             [r.lineage for r in top], neighbours, hidden, limit=min(ranking.MAX_LINKED, limit)
         )
     return _show(conn, forms, top, linked, folded)
+
+
+# Handoffs older than the latest few of their repository (lore.store.notes.HANDOFFS_LISTED) stay
+# searchable, but rank after every other hit unless the search asks for handoffs: every session leaves
+# one, and each names its repository, so they would crowd out what was asked for.
+_OLDER_HANDOFFS = """SELECT h.note FROM (
+    SELECT note, row_number() OVER (PARTITION BY space, root ORDER BY updated_at DESC, id DESC) AS k
+    FROM handoffs WHERE (space, root) IN (SELECT space, root FROM handoffs WHERE note = ANY(%(notes)s))) h
+WHERE h.k > %(keep)s AND h.note = ANY(%(notes)s)"""
+
+
+def older_handoffs(conn: psycopg.Connection, lineages: Sequence[int]) -> set[int]:
+    """Which of `lineages` are handoffs older than the latest few of their repository."""
+    rows = conn.execute(_OLDER_HANDOFFS, {"notes": list(lineages), "keep": notes.HANDOFFS_LISTED}).fetchall()
+    return {int(r[0]) for r in rows}
 
 
 FOLD_DEPTH = 3  # hits compared for near duplicates: this many times the limit
