@@ -344,6 +344,7 @@ def session_start(
     fence: Fence = TAGS,
     notes: Mapping[int, str] | None = None,
     tidy_line: str | None = None,
+    ordered: bool = False,
 ) -> Rendered:
     """The text injected before the first prompt, inside `fence`. `total` counts facts beyond those
     passed in (the distinct, current ones: copies and stale facts left out are not among them).
@@ -353,6 +354,7 @@ def session_start(
     `notes`: what follows a fact's line, by lineage (`(+2 similar: f_3, f_9)`); `tidy_line`: what
     was left out as stale, said after the facts. Ends, when anything is cut, with `N more facts in
     lore; call recall_facts to see them` — inside the budget. Empty text when there is nothing to say.
+    `ordered`: `facts` are in the order to show already (lore.core.session_start.tidied's).
     """
     total = len(facts) if total is None else max(total, len(facts))
     if total == 0 and not status_line and last is None and not instructions and not tidy_line:
@@ -375,9 +377,9 @@ def session_start(
         lines += listed
         used += sum(size(line) + 1 for line in listed)
     block = len(lines)
-    ordered = order(facts, workspace_name)
+    in_order = list(facts) if ordered else order(facts, workspace_name)
     shown_ids: list[str] = []
-    for index, fact in enumerate(ordered):
+    for index, fact in enumerate(in_order):
         line = fact_line(fact)
         if fact.lineage in notes:
             line += " " + notes[fact.lineage]

@@ -105,7 +105,7 @@ class Tidied:
     """The facts a session start shows, once each: copies folded into the first fact they repeat,
     stale facts left out and counted (docs/design.md, Duplicates and conflicts)."""
 
-    facts: list[Fact]  # in render order, distinct and current
+    facts: list[Fact]  # in render order, distinct; those a newer one may contradict last
     notes: dict[int, str]  # lineage -> `(+1 similar: f_3; may conflict with f_4)`
     hidden: int  # copies folded away
     replaced: int  # left out: an agent said a newer fact replaces them
@@ -144,7 +144,10 @@ def tidied(
         if note:
             notes[g.item.lineage] = note
     hidden = sum(len(g.similar) for g in groups)
-    return Tidied([g.item for g in groups], notes, hidden, replaced, gone)
+    # A fact a newer one may contradict goes after the current ones (the budget cuts it first).
+    current = [g.item for g in groups if not g.conflicts]
+    doubtful = [g.item for g in groups if g.conflicts]
+    return Tidied([*current, *doubtful], notes, hidden, replaced, gone)
 
 
 def _fact_text(fact: Fact) -> similarity.Text:
@@ -170,5 +173,6 @@ def compose(
         instructions=snapshot.instructions,
         fence=render.fence_for(client),
         notes=kept.notes,
+        ordered=True,
         tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
     )

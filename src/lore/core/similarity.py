@@ -30,8 +30,8 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-SIMILAR = 0.5  # shared content words (Jaccard) for a near duplicate about the same subject
-SIMILAR_BARE = 0.6  # ... when one of them has no subject (every note): more words must match
+SIMILAR = 0.45  # shared content words (Jaccard) for a near duplicate about the same subject
+SIMILAR_BARE = 0.55  # ... when one of them has no subject (every note): more words must match
 CONFLICT_MIN = 0.5  # ... for a likely conflict (with a sign of a change between them)
 SWAP = 2  # at most this many words on each side in a value put in place of another
 MAX_WORDS = 400  # content words compared per item (a long note: its first ones)
@@ -161,7 +161,19 @@ def _swapped(a: Text, b: Text) -> bool:
     only_a, only_b = a.words - b.words, b.words - a.words
     if not (only_a and only_b) or len(only_a) > SWAP or len(only_b) > SWAP:
         return False
-    return bool((only_a & a.marked) or (only_b & b.marked))
+    return bool((only_a & _names(a, b)) or (only_b & _names(b, a)))
+
+
+def _names(a: Text, b: Text) -> frozenset[str]:
+    """`a`'s words written like a name or a value, but for the subject of either (`We deploy
+    acme-api to ...` about acme-api names nothing new)."""
+    return a.marked - {a.subject, b.subject}
+
+
+def _other_names(a: Text, b: Text) -> bool:
+    """Each names something the other does not (`acme-api` / `acme-web`, `pytest -q` / `test:ci`):
+    whatever else they share, they are about different things."""
+    return bool(((a.words - b.words) & _names(a, b)) and ((b.words - a.words) & _names(b, a)))
 
 
 SAME, SIMILAR_TO, CONFLICTS = "same", "similar", "conflict"
@@ -182,7 +194,7 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     changed = _changed(new, old)
     swapped = _swapped(new, old)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    if score >= needed and not changed and not swapped:
+    if score >= needed and not changed and not swapped and not _other_names(new, old):
         return SIMILAR_TO
     if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and (changed or swapped):
         return CONFLICTS

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_TOKEN = re.compile(r"(?<![\w~.-])(?:\./)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w~])/(?:[\w.-]+/)+[\w.-]+")
+_TOKEN = re.compile(r"(?<![\w~./-])(?:\./)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w~])/(?:[\w.-]+/)+[\w.-]+")
 EXTENSIONS = frozenset(
     """py pyi md rst txt toml json jsonl yaml yml js mjs cjs ts tsx jsx sh bash zsh fish sql go rs rb java kt
     kts c h cc cpp hpp cs html htm css scss sass less lock cfg ini conf xml proto gradle swift php vue
