@@ -964,8 +964,21 @@ def measure_search(api: Api, sim: Simulation, *, collapse: bool) -> float:
     return statistics.mean(scores) if scores else 0.0
 
 
-def hook_latency(env: dict[str, str], folder: Path, url: str, space: str, runs: int) -> dict[str, float]:
-    """`lore hook session-start` as a process, and its floor (python + psql, one query), p50 ms."""
+@dataclass(frozen=True)
+class HookTarget:
+    """Where a run's hook can be timed: its environment (the lore it imports included), the
+    repository, the database."""
+
+    env: dict[str, str]
+    folder: str
+    url: str
+    space: str
+
+
+def hook_latency(targets: dict[str, HookTarget], runs: int) -> dict[str, dict[str, float]]:
+    """`lore hook session-start` as a process, and its floor (python + psql, one query), p50 ms,
+    for each target; every command of every target in turn, run after run (what the machine is
+    doing falls on all of them alike)."""
     from lore.db.embedded import bin_dir
 
     floor = (
@@ -976,25 +989,35 @@ def hook_latency(env: dict[str, str], folder: Path, url: str, space: str, runs: 
         "subprocess.run([psql, '-X', '-q', '-A', '-t', '-d', url, '-v', f'space={space}', '-v', f'name={name}'],"
         " input=q, capture_output=True, text=True, check=True)\n"
     )
-    script = Path(env["LORE_DATA_DIR"]).parent / "floor.py"
+    script = Path(tempfile.mkdtemp(prefix="lore-month6-floor-", dir="/tmp")) / "floor.py"
     script.write_text(floor)
     bin_ = Path(sys.executable).parent
-    stdin = json.dumps({"cwd": str(folder), "source": "startup", "session_id": "bench"})
-    cmds = {
-        "hook": [str(bin_ / "lore"), "hook", "session-start", "--client", BUDGET_CLIENT],
-        "floor": [sys.executable, str(script), str(bin_dir() / "psql"), url, space, folder.name],
+    cmds = []
+    for label, t in targets.items():
+        stdin = json.dumps({"cwd": t.folder, "source": "startup", "session_id": "bench"})
+        hook = [str(bin_ / "lore"), "hook", "session-start", "--client", BUDGET_CLIENT]
+        cmds.append((label, "hook", hook, stdin, t.env))
+        psql = [sys.executable, str(script), str(bin_dir() / "psql"), t.url, t.space, Path(t.folder).name]
+        cmds.append((label, "floor", psql, stdin, t.env))
+    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    try:
+        for i in range(runs + 2):
+            for label, name, cmd, stdin, env in cmds:
+                t0 = time.perf_counter()
+                done = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
+                ms = (time.perf_counter() - t0) * 1000
+                if name == "hook" and "lore-memory" not in done.stdout:
+                    raise SystemExit(
+                        f"the {label} hook printed no memory: {done.stdout[:300]!r} {done.stderr[-300:]!r}"
+                    )
+                if i >= 2:
+                    times[(label, name)].append(ms)
+    finally:
+        shutil.rmtree(script.parent, ignore_errors=True)
+    return {
+        label: {name: statistics.median(times[(label, name)]) for name in ("hook", "floor")}
+        for label in targets
     }
-    times: dict[str, list[float]] = {k: [] for k in cmds}
-    for i in range(runs + 2):
-        for name, cmd in cmds.items():
-            t0 = time.perf_counter()
-            done = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
-            ms = (time.perf_counter() - t0) * 1000
-            if name == "hook" and "lore-memory" not in done.stdout:
-                raise SystemExit(f"the hook printed no memory: {done.stdout[:300]!r} {done.stderr[-300:]!r}")
-            if i >= 2:
-                times[name].append(ms)
-    return {k: statistics.median(v) for k, v in times.items()}
 
 
 # --- the labelled LoCoMo pairs --------------------------------------------------------------------
@@ -1139,6 +1162,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         if os.environ.get(key):
             env[key] = os.environ[key]
     rng = random.Random(args.seed)
+    keep = False
     try:
         world = World(rng, tmp, args.days)
         lines = ['default_space = "personal"']
@@ -1233,7 +1257,8 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
                 }
         rt.close()
         api_project = next(p for p in PROJECTS if p.name == "acme-api")
-        hook = hook_latency(env, world.dirs[api_project.name], url, api_project.space, args.hook_runs)
+        target = HookTarget(env, str(world.dirs[api_project.name]), url, api_project.space)
+        keep = True  # the hooks of both runs are timed together at the end (main)
         return {
             "lore": str(Path(lore.__file__).parent),
             "new": new,
@@ -1247,7 +1272,8 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             "starts": [s.__dict__ for s in starts],
             "r5": r5,
             "tidy": tidy_counts,
-            "hook": hook,
+            "hook_target": target.__dict__,
+            "tmp": str(tmp),
         }
     finally:
         if args.keep:
@@ -1255,7 +1281,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
                 f"kept {tmp} (LORE_DATA_DIR={env['LORE_DATA_DIR']}, LORE_CONFIG={env['LORE_CONFIG']})",
                 file=sys.stderr,
             )
-        else:
+        elif not keep:
             with contextlib.suppress(Exception):
                 from lore.db import embedded as emb
 
@@ -1264,37 +1290,45 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def baseline(args: argparse.Namespace) -> dict[str, Any]:
-    """This same script in a child process, against the lore source of `--baseline-commit`."""
+    """This same script in a child process, against the lore source of `--baseline-commit` (left in
+    place, with its database running, until its hook is timed: `release`)."""
     tmp = Path(tempfile.mkdtemp(prefix="lore-month6-base-", dir="/tmp"))
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", args.baseline_commit, "src"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    out = tmp / "baseline.json"
+    env = {**os.environ, "PYTHONPATH": str(tmp / "src")}
+    models = REPO / ".venv" / "share" / "lore" / "models"
+    if models.exists():
+        env.setdefault("LORE_MODELS_DIR", str(models))
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--role", "simulate", "--out", str(out)]
+    cmd += ["--seed", str(args.seed), "--days", str(args.days)]
     try:
-        archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", args.baseline_commit, "src"], capture_output=True, check=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
-        out = tmp / "baseline.json"
-        env = {**os.environ, "PYTHONPATH": str(tmp / "src")}
-        models = REPO / ".venv" / "share" / "lore" / "models"
-        if models.exists():
-            env.setdefault("LORE_MODELS_DIR", str(models))
-        cmd = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--role",
-            "simulate",
-            "--out",
-            str(out),
-            "--seed",
-            str(args.seed),
-            "--days",
-            str(args.days),
-            "--hook-runs",
-            str(args.hook_runs),
-        ]
         subprocess.run(cmd, env=env, check=True)
-        found: dict[str, Any] = json.loads(out.read_text())
-        return found
-    finally:
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    found: dict[str, Any] = json.loads(out.read_text())
+    found["source"] = str(tmp)
+    return found
+
+
+def release(run: dict[str, Any] | None) -> None:
+    """Stop a run's database (with the lore that made it) and remove its folders."""
+    if not run:
+        return
+    target = run.get("hook_target")
+    if target:
+        subprocess.run(
+            [str(Path(sys.executable).parent / "lore"), "db", "stop"],
+            env=target["env"],
+            capture_output=True,
+            check=False,
+        )
+    for key in ("tmp", "source"):
+        if run.get(key):
+            shutil.rmtree(run[key], ignore_errors=True)
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -1341,9 +1375,9 @@ def report(
     r5.append(f"| this issue | {new['r5'].get('not_collapsed', 0):.3f} | {new['r5']['collapsed']:.3f} |")
     lat = []
     if base:
-        b = base["metrics"]
+        b, bh = base["metrics"], base.get("hook") or {"hook": float("nan"), "floor": float("nan")}
         lat.append(
-            f"| before ({BASE_COMMIT}) | {b['write_p50_ms']:.2f} | – | {base['hook']['hook']:.1f} | {base['hook']['floor']:.1f} |"
+            f"| before ({BASE_COMMIT}) | {b['write_p50_ms']:.2f} | – | {bh['hook']:.1f} | {bh['floor']:.1f} |"
         )
     lat.append(
         f"| this issue | {m['write_p50_ms']:.2f} | {m['check_p50_ms']:.2f} (p95 {m['check_p95_ms']:.2f}) | "
@@ -1424,7 +1458,8 @@ notes at their current value; a question's score is the share of its gold notes 
 
 **Cost** (ms; the check = the candidate query, the advisory lock and the comparison, per write; the
 hook = `lore hook session-start` as a process in acme-api at this size, p50 of {args.hook_runs} runs, and its
-floor, python + the wheel's psql for one query):
+floor, python + the wheel's psql for one query; both runs' hooks and floors timed in turn, run after
+run, each on its own database):
 
 | run | write p50 end to end | write-time check p50 | hook p50 | floor p50 |
 |---|---:|---:|---:|---:|
@@ -1457,14 +1492,28 @@ def main() -> int:
     if args.role == "simulate":
         Path(args.out).write_text(json.dumps(simulate(args), default=str))
         return 0
-    base = None
-    if args.baseline_json:
-        base = json.loads(Path(args.baseline_json).read_text())
-    elif not args.no_baseline:
-        print(f"baseline: lore at {args.baseline_commit} ...", file=sys.stderr)
-        base = baseline(args)
-    print("this issue's lore ...", file=sys.stderr)
-    new = simulate(args)
+    base = new = None
+    try:
+        if args.baseline_json:
+            base = json.loads(Path(args.baseline_json).read_text())
+        elif not args.no_baseline:
+            print(f"baseline: lore at {args.baseline_commit} ...", file=sys.stderr)
+            base = baseline(args)
+        print("this issue's lore ...", file=sys.stderr)
+        new = simulate(args)
+        targets = {"now": HookTarget(**new["hook_target"])}
+        if base and base.get("hook_target") and not args.baseline_json:
+            targets["before"] = HookTarget(**base["hook_target"])
+        print("timing the session-start hooks ...", file=sys.stderr)
+        hooks = hook_latency(targets, args.hook_runs)
+        new["hook"] = hooks["now"]
+        if base and "before" in hooks:
+            base["hook"] = hooks["before"]
+    finally:
+        if not args.keep:
+            release(new)
+            if not args.baseline_json:
+                release(base)
     env = dict(os.environ)
     models = REPO / ".venv" / "share" / "lore" / "models"
     if models.exists():
