@@ -139,8 +139,10 @@ _VALUE = re.compile(r"\d|[.\-/:_]")
 
 
 def _starts_sentence(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'`([")
-    return not before or before[-1] in ".!?:;\n"
+    i = at - 1
+    while i >= 0 and text[i] in " \t\"'`([":
+        i -= 1
+    return i < 0 or text[i] in ".!?:;\n"
 
 
 def overlap(a: Text, b: Text) -> float:
