@@ -102,21 +102,31 @@ class Text:
         marked: set[str] = set()
         lead = None
         folded = _fold(text)
-        for found in _TERM.finditer(text if len(text) == len(folded) else folded):
+        same = len(text) == len(folded)  # positions of `text` hold in `folded` (the usual case)
+        source = text if same else folded
+        for found in _TERM.finditer(source):
             raw = found.group()
-            token = raw.lower() if len(text) == len(folded) else raw
-            if token in CUES:
-                cues.add(token)
-                continue
-            if _DIGIT.search(token):
-                numbers.add(token)
-                word = token
-            elif token not in STOPWORDS and len(token) > 1:
-                word = stem(token) if token.isalpha() else token
+            token = raw.lower() if same else raw
+            if raw.isalpha():  # most terms: a plain word
+                if token in CUES:
+                    cues.add(token)
+                    continue
+                if token in STOPWORDS or len(token) < 2:
+                    continue
+                word = stem(token)
+                if raw[0].isupper() and not _starts_sentence(source, found.start()):
+                    marked.add(word)
             else:
-                continue
-            if _VALUE.search(raw) or (raw[0].isupper() and not _starts_sentence(text, found.start())):
-                marked.add(word)
+                if token in CUES:
+                    cues.add(token)
+                    continue
+                if _DIGIT.search(token):
+                    numbers.add(token)
+                elif token in STOPWORDS or len(token) < 2:
+                    continue
+                word = token
+                if _VALUE.search(raw) or (raw[0].isupper() and not _starts_sentence(source, found.start())):
+                    marked.add(word)
             lead = lead or word
             words.add(word)
             if len(words) >= MAX_WORDS:
@@ -242,13 +252,19 @@ class Folder(Generic[T]):
                 seen.update(postings)  # counted in C
         size = len(t.words)
         against: list[int] = []
-        candidates = [j for j, _ in seen.most_common()] if seen else _same_key(t, self._texts, self.kept)
+        # Too few shared words to be similar or a conflict (a Jaccard of at least `share` needs as
+        # many shared words as that share of each side): not compared at all.
+        share = min(SIMILAR, SIMILAR_BARE, CONFLICT_MIN)
+        if seen:
+            least = share * size
+            candidates = sorted((j for j, n in seen.items() if n >= least), key=lambda j: -seen[j])
+        else:
+            candidates = _same_key(t, self._texts, self.kept)
+        texts = self._texts
         for j in candidates:
-            if seen and seen[j] < CONFLICT_MIN * size:
-                break  # sorted by shared words: the rest share too few to be similar or a conflict
-            if seen and seen[j] < CONFLICT_MIN * len(self._texts[j].words):
+            if seen and seen[j] < share * len(texts[j].words):
                 continue
-            found = relation(t, self._texts[j], conflicts=self._conflicts)
+            found = relation(t, texts[j], conflicts=self._conflicts)
             if found in (SAME, SIMILAR_TO):
                 self._folded.setdefault(j, []).append(i)
                 return False
