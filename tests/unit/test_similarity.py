@@ -62,6 +62,13 @@ def test_near_duplicates_and_likely_conflicts(new: str, old: str, expected: str 
     assert relation(new, old) == expected
 
 
+def test_short_statements_naming_the_same_values_about_one_subject() -> None:
+    same, changed = "The project runs on Python 3.13.", "The project runs on Python 3.12."
+    assert relation("acme-api targets Python 3.13.", same, "acme-api", "acme-api") == SIMILAR_TO
+    assert relation("acme-api targets Python 3.13.", changed, "acme-api", "acme-api") is None
+    assert relation("acme-api targets Python 3.13.", same, None, None) is None  # no subject to go by
+
+
 def test_without_a_subject_more_words_must_match_and_notes_never_conflict() -> None:
     a, b = (
         "Tests run with make test and need Chromium",

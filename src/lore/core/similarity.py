@@ -34,6 +34,11 @@ SIMILAR = 0.45  # shared content words (Jaccard) for a near duplicate about the 
 SIMILAR_BARE = 0.55  # ... when one of them has no subject (every note): more words must match
 CONFLICT_MIN = 0.5  # ... for a likely conflict (with a sign of a change between them)
 SWAP = 2  # at most this many words on each side in a value put in place of another
+# Two short statements about one subject naming the same values (every name or number of each is in
+# the other) are similar from ANCHOR_SHARE of their words on: `acme-api targets Python 3.13` /
+# `The project runs on Python 3.13`.
+ANCHOR_WORDS = 6
+ANCHOR_SHARE = 0.3
 MAX_WORDS = 400  # content words compared per item (a long note: its first ones)
 
 _WORD = re.compile(r"\w+")
@@ -188,6 +193,17 @@ def _other_names(a: Text, b: Text) -> bool:
     return bool(((a.words - b.words) & _names(a, b)) and ((b.words - a.words) & _names(b, a)))
 
 
+def _anchored(a: Text, b: Text) -> bool:
+    """Short statements about one subject that name the same values: each has a name or a number,
+    and every one of them is in the other."""
+    if a.subject is None or a.subject != b.subject:
+        return False
+    if len(a.words) > ANCHOR_WORDS or len(b.words) > ANCHOR_WORDS:
+        return False
+    names_a, names_b = _names(a, b), _names(b, a)
+    return bool(names_a and names_b and names_a <= b.words and names_b <= a.words)
+
+
 SAME, SIMILAR_TO, CONFLICTS = "same", "similar", "conflict"
 
 
@@ -198,16 +214,18 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
         return SAME
     if not (new.subject is None or old.subject is None or new.subject == old.subject):
         return None
-    if new.lead != old.lead and new.lead not in old.words and old.lead not in new.words:
-        return (
-            None  # each is about something the other does not mention (`cli module ...` / `index module ...`)
-        )
+    # Each about something the other does not mention (`the cli module …` / `the index module …`);
+    # a text may lead with its subject.
+    leads = {new.lead, old.lead} - {new.subject, old.subject}
+    if len(leads) == 2 and new.lead not in old.words and old.lead not in new.words:
+        return None
     score = overlap(new, old)
     changed = _changed(new, old)
     swapped = _swapped(new, old)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    if score >= needed and not changed and not swapped and not _other_names(new, old):
-        return SIMILAR_TO
+    if not changed and not swapped and not _other_names(new, old):
+        if score >= needed or (score >= ANCHOR_SHARE and _anchored(new, old)):
+            return SIMILAR_TO
     if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and (changed or swapped):
         return CONFLICTS
     return None
@@ -254,7 +272,7 @@ class Folder(Generic[T]):
         against: list[int] = []
         # Too few shared words to be similar or a conflict (a Jaccard of at least `share` needs as
         # many shared words as that share of each side): not compared at all.
-        share = min(SIMILAR, SIMILAR_BARE, CONFLICT_MIN)
+        share = min(SIMILAR, SIMILAR_BARE, CONFLICT_MIN, ANCHOR_SHARE)
         if seen:
             least = share * size
             candidates = sorted((j for j, n in seen.items() if n >= least), key=lambda j: -seen[j])
