@@ -223,9 +223,9 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     changed = _changed(new, old)
     swapped = _swapped(new, old)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    if not changed and not swapped and not _other_names(new, old):
-        if score >= needed or (score >= ANCHOR_SHARE and _anchored(new, old)):
-            return SIMILAR_TO
+    alike = score >= needed or (score >= ANCHOR_SHARE and _anchored(new, old))
+    if alike and not changed and not swapped and not _other_names(new, old):
+        return SIMILAR_TO
     if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and (changed or swapped):
         return CONFLICTS
     return None
