@@ -91,3 +91,10 @@ def test_the_five_commands_then_tidy_and_merge(
     undone = lore(proj, "tidy", "undo", str(after["actions"][0]["id"]))
     assert "f_3 is current again" in undone
     assert [lineage for lineage, _ in current(conn)] == [1, 2, 3, 4]
+
+    # `lore purge` erases a fact from the audit of tidying too
+    lore(proj, "purge", "f_3", "--yes")
+    left = conn.execute(
+        "SELECT count(*) FROM tidy_actions WHERE 'f_3' = ANY(items) OR target = 'f_3'"
+    ).fetchone()
+    assert left == (0,)

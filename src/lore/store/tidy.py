@@ -125,3 +125,15 @@ def kept_apart(conn: psycopg.Connection, spaces: Sequence[str]) -> list[frozense
         (list(spaces),),
     ).fetchall()
     return [frozenset(r[0]) for r in rows]
+
+
+def scrub(conn: psycopg.Connection, item: str) -> None:
+    """`lore purge`: the item leaves the audit of tidying (an act on it alone goes; it leaves the
+    others' lists; an act that kept it as the target keeps no target)."""
+    conn.execute("DELETE FROM tidy_actions WHERE items = ARRAY[%s]::text[]", (item,))
+    conn.execute(
+        "UPDATE tidy_actions SET items = array_remove(items, %(item)s) "
+        "WHERE items @> ARRAY[%(item)s]::text[]",
+        {"item": item},
+    )
+    conn.execute("UPDATE tidy_actions SET target = NULL WHERE target = %s", (item,))
