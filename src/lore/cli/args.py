@@ -174,6 +174,8 @@ def _parser() -> argparse.ArgumentParser:
         v.add_argument("--valid-from", metavar="DATE", help="true from (default: now)")
         v.add_argument("--valid-to", metavar="DATE", help="true until (default: still true)")
         v.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
+        if verb == "add":
+            v.add_argument("--supersedes", metavar="ID", help="facts this one replaces (f_4, or f_4,f_7)")
         v.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
 
     hand = sub.add_parser("handoff", help="what the last agent session here left: its final message, changes")
@@ -205,6 +207,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     start.add_argument("--client", default="claude-code", help="the agent (its budget and instruction files)")
     start.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+
+    tidy = sub.add_parser(
+        "tidy",
+        help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo",
+        description="Without an action: what there is to tidy in this workspace's space. merge ID ID...: "
+        'keep the first, forget the others ("merged into ID"); keep ID ID...: they are all right; '
+        "forget ID...: forget stale items; undo N: take back tidy action N. Every act is recorded.",
+    )
+    tidy.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=["list", "merge", "keep", "forget", "undo"],
+        help="what to do",
+    )
+    tidy.add_argument("args", nargs="*", help="merge: INTO OTHER...; keep: ID ID...; forget: ID...; undo: N")
+    tidy.add_argument("--statement", help="merge: the kept fact's new statement")
+    tidy.add_argument("--reason", help="forget: why")
+    tidy.add_argument("--json", action="store_true", help="list: as JSON")
+    tidy.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
 
     nts = sub.add_parser("notes", help="write a note from a terminal")
     nts.add_argument("action", choices=["add"], help="add: remember a note")

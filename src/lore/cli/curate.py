@@ -23,6 +23,7 @@ def fact(
     valid_to: str | None,
     workspace: str | None,
     allow_secret: bool,
+    supersedes: str | None = None,
 ) -> int:
     fields = {
         "subject": subject,
@@ -37,8 +38,8 @@ def fact(
                 raise InvalidInput(
                     "lore facts add takes one STATEMENT.", 'Example: lore facts add "CI runs on push"'
                 )
-            row = memory.remember_fact(rt, session, first, **fields)  # type: ignore[arg-type]
-            print(f"Remembered {row.id} in space {row.space}.")
+            done = memory.remember_fact(rt, session, first, supersedes=supersedes, **fields)  # type: ignore[arg-type]
+            print(done.text())
             return 0
         _, new = memory.revise_fact(rt, session, first or "", statement=second, **fields)  # type: ignore[arg-type]
         print(f"Revised {new.id}: {new.statement}")
@@ -82,8 +83,8 @@ def note(
 ) -> int:
     with runtime() as rt:
         session = rt.command_session(workspace)
-        row = memory.remember_note(
+        done = memory.remember_note(
             rt, session, body, kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
         )
-        print(f"Remembered {row.id} ({row.kind}) in space {row.space}.")
+        print(done.text())
     return 0

@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"No notes match {args.query.strip()!r} (space {session.space}).")
     for hit in found.hits:
         title = f"{hit.title} — " if hit.title else ""
-        print(f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {hit.via or hit.why})")
+        same = f", +{len(hit.similar)} similar: {', '.join(hit.similar)}" if hit.similar else ""
+        print(f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {hit.via or hit.why}{same})")
     if args.explain:
         print()
         print(

@@ -134,6 +134,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             valid_to=args.valid_to,
             workspace=args.workspace,
             allow_secret=args.allow_secret,
+            supersedes=getattr(args, "supersedes", None),
         )
     if command == "notes":
         from lore.cli import curate
@@ -168,6 +169,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import memory
 
         return memory.handoff(args.workspace)
+    if command == "tidy":
+        from lore.cli import tidy
+
+        return tidy.run(args)
     if command == "search":
         from lore.cli import find
 

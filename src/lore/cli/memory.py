@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 from lore.cli.context import runtime
 from lore.core import injection, render
-from lore.service import handoffs, log, memory
+from lore.core.rows import Fact
+from lore.service import handoffs, log, memory, tidy
 from lore.service.session_start import session_start
 
 # A person at a terminal reads the whole recall (the same facts, in the same order, as recall_facts
@@ -36,8 +37,14 @@ def facts(action: str, item: str | None, workspace: str | None, usage: bool = Fa
         session = rt.command_session(workspace)
         if action == "history":
             for v in memory.fact_history(rt, session.readable, item or ""):
-                end = v.superseded_at.isoformat() if v.superseded_at else "current"
-                print(f"{v.recorded_at.isoformat()} → {end}  {render.fact_line(v)} ({v.source})")
+                print(_version_line(v))
+            for m in tidy.merged_into(rt, session.readable, item or ""):
+                print(
+                    f"\n{m.item}, merged into it: {m.action.describe()} (undo: lore tidy undo {m.action.id})"
+                )
+                for old in m.versions:
+                    if isinstance(old, Fact):
+                        print(f"  {_version_line(old)}")
             return 0
         found = memory.recall(rt, session)
         print(found.text(TERMINAL_MAX_CHARS))
@@ -48,6 +55,11 @@ def facts(action: str, item: str | None, workspace: str | None, usage: bool = Fa
             for fact in found.facts:
                 print(f"  {fact.id:<8} {injection.usage_line(counts.get(fact.id), now)}")
     return 0
+
+
+def _version_line(v: Fact) -> str:
+    end = v.superseded_at.isoformat() if v.superseded_at else "current"
+    return f"{v.recorded_at.isoformat()} → {end}  {render.fact_line(v)} ({v.source})"
 
 
 def start(workspace: str | None, client: str) -> int:

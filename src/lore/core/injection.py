@@ -4,13 +4,11 @@ psycopg) alike, and read back by `lore log` and the web UI. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from lore.core import render
-from lore.core.rows import Fact
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot
 
@@ -40,14 +38,6 @@ class Injection:
     text: str
 
 
-def shown_and_cut(
-    facts: Sequence[Fact], workspace_name: str | None, shown: int
-) -> tuple[list[str], list[str]]:
-    """The ids of the facts a session-start text showed, in its order, and of those it cut."""
-    ordered = render.order(facts, workspace_name)
-    return [f.id for f in ordered[:shown]], [f.id for f in ordered[shown:]]
-
-
 def session_start_row(
     snapshot: Snapshot,
     out: render.Rendered,
@@ -60,7 +50,9 @@ def session_start_row(
     duration_ms: int,
 ) -> dict[str, Any]:
     """The record of one session start, as `lore_injection_record` takes it."""
-    shown, cut = shown_and_cut(snapshot.facts, session.workspace_name, out.shown)
+    shown = list(out.shown_ids)  # in order; copies and stale facts were never lines of their own
+    seen = set(shown)
+    cut = [f.id for f in render.order(snapshot.facts, session.workspace_name) if f.id not in seen]
     last = snapshot.last
     return {
         "kind": "session-start",

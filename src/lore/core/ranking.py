@@ -52,6 +52,7 @@ class Hit:
     score: float
     why: str  # keyword | semantic | linked
     via: str | None = None  # for linked hits: "n_3 depends_on"
+    similar: tuple[str, ...] | None = None  # near duplicates folded into this hit (search shows one)
 
 
 @dataclass(frozen=True)

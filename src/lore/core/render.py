@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 
-from lore.core.rows import Fact, Handoff, InstructionSection
+from lore.core.rows import Fact, Handoff, InstructionSection, Note
 
 DEFAULT_MAX_CHARS = 8_000
 CLAUDE_CODE_MAX_CHARS = 9_500
@@ -42,6 +42,7 @@ class Rendered:
     omitted: int
     handoff_chars: int = 0  # what the "Last session here" block took of the text (0: none)
     instructions_shown: int = 0  # instruction sections listed (the first ones given)
+    shown_ids: tuple[str, ...] = ()  # session start: the facts shown, in order
 
 
 @dataclass(frozen=True)
@@ -341,20 +342,26 @@ def session_start(
     last: LastSession | None = None,
     instructions: Sequence[InstructionSection] = (),
     fence: Fence = TAGS,
+    notes: Mapping[int, str] | None = None,
+    tidy_line: str | None = None,
+    ordered: bool = False,
 ) -> Rendered:
     """The text injected before the first prompt, inside `fence`. `total` counts facts beyond those
-    passed in.
+    passed in (the distinct, current ones: copies and stale facts left out are not among them).
 
     Leads, when `last` is given, with the "Last session here" block (at most HANDOFF_MAX_CHARS),
     then with `instructions` (other agents' instruction files, at most INSTRUCTIONS_MAX_CHARS).
-    Ends, when anything is cut, with `N more facts in lore; call recall_facts to see them` —
-    inside the budget. Empty text when there is nothing to say.
+    `notes`: what follows a fact's line, by lineage (`(+2 similar: f_3, f_9)`); `tidy_line`: what
+    was left out as stale, said after the facts. Ends, when anything is cut, with `N more facts in
+    lore; call recall_facts to see them` — inside the budget. Empty text when there is nothing to say.
+    `ordered`: `facts` are in the order to show already (lore.core.session_start.tidied's).
     """
     total = len(facts) if total is None else max(total, len(facts))
-    if total == 0 and not status_line and last is None and not instructions:
+    if total == 0 and not status_line and last is None and not instructions and not tidy_line:
         return Rendered("", 0, 0)
+    notes = notes or {}
     opening = fence.open(space)
-    tail = [status_line] if status_line else []
+    tail = [line for line in (tidy_line, status_line) if line]
     lines: list[str] = []
     sections_shown = 0
     used = size(opening) + size(fence.close) + sum(size(t) + 1 for t in tail)
@@ -370,14 +377,18 @@ def session_start(
         lines += listed
         used += sum(size(line) + 1 for line in listed)
     block = len(lines)
-    ordered = order(facts, workspace_name)
-    for index, fact in enumerate(ordered):
+    in_order = list(facts) if ordered else order(facts, workspace_name)
+    shown_ids: list[str] = []
+    for index, fact in enumerate(in_order):
         line = fact_line(fact)
+        if fact.lineage in notes:
+            line += " " + notes[fact.lineage]
         remaining = total - index - 1
         reserve = size(more_line(total)) + 1 if remaining > 0 else 0
         if used + size(line) + 1 + reserve > max_chars:
             break
         lines.append(line)
+        shown_ids.append(fact.id)
         used += size(line) + 1
     shown = len(lines) - block
     omitted = total - shown
@@ -391,7 +402,34 @@ def session_start(
         text = more_line(total)[:max_chars]
         return Rendered(text, 0, total)
     handoff_chars = sum(size(line) + 1 for line in lines[:handoff_block])
-    return Rendered(text, shown, omitted, handoff_chars, sections_shown)
+    return Rendered(text, shown, omitted, handoff_chars, sections_shown, tuple(shown_ids))
+
+
+def similar_note(similar: Sequence[str], conflicts: Sequence[str]) -> str | None:
+    """What follows a fact's line at session start (and a hit in search): `(+2 similar: f_3, f_9)`,
+    `(may be contradicted by newer f_4)` (`conflicts`: newer facts shown before it). At most 3 ids
+    of each."""
+    parts = []
+    if similar:
+        more = f", +{len(similar) - 3} more" if len(similar) > 3 else ""
+        parts.append(f"+{len(similar)} similar: {', '.join(similar[:3])}{more}")
+    if conflicts:
+        parts.append(f"may be contradicted by newer {', '.join(conflicts[:3])}")
+    return f"({'; '.join(parts)})" if parts else None
+
+
+def tidy_line(replaced: int, paths_gone: int, expired: int) -> str | None:
+    """What a session start left out as stale, in one line (None: nothing)."""
+    out = []
+    if replaced:
+        out.append(f"{counted(replaced, 'fact')} replaced by a newer one")
+    if paths_gone:
+        out.append(f"{counted(paths_gone, 'fact')} naming files that are gone")
+    said = f"Left out: {', '.join(out)} (`lore tidy` lists them)." if out else ""
+    if expired:
+        ended = f"{counted(expired, 'fact')} stopped being true in the last 30 days (valid_to passed)."
+        said = f"{said} {ended}".strip()
+    return said or None
 
 
 def recall(
@@ -440,3 +478,67 @@ def clamp_budget(requested: int | None, client: str | None) -> int:
     if client == "claude-code":
         value = min(value, CLAUDE_CODE_MAX_CHARS)
     return max(200, value)
+
+
+# --- what a write answers (docs/design.md, Duplicates and conflicts) ---------------------------------
+
+QUOTE_CHARS = 160  # an item quoted in a write's answer
+
+
+def quoted(item: Fact | Note) -> str:
+    """An item as the write's answer quotes it: `f_4 [proj] “Deploys go to fly.io”`."""
+    if isinstance(item, Fact):
+        text, about = item.statement, f" [{item.subject}]" if item.subject else ""
+    else:
+        text, about = (item.title or item.body), f" ({item.kind})"
+    text = " ".join(text.split())
+    if len(text) > QUOTE_CHARS:
+        text = text[: QUOTE_CHARS - 1] + "…"
+    return inert(f"{item.id}{about} “{text}”")
+
+
+def remembered(
+    item: Fact | Note,
+    *,
+    duplicate: bool = False,
+    similar: Sequence[Fact | Note] = (),
+    conflicts: Sequence[Fact] = (),
+    superseded: Sequence[Fact] = (),
+) -> str:
+    """What remember_fact / remember_note answer (and the CLI, /api and the web UI say): the id
+    written, or the copy that made it unnecessary; the near duplicates and likely conflicts found,
+    quoted, with what to do about them. The model in the session decides."""
+    what = "fact" if isinstance(item, Fact) else "note"
+    kind = "" if isinstance(item, Fact) else f" ({item.kind})"
+    if duplicate:
+        same = "statement" if what == "fact" else "text"
+        where = f"{item.id}{kind} in space {item.space}"
+        lines = [f"Already remembered as {where} (the same {same}): nothing written."]
+        if what == "fact":
+            lines.append(f"To change it, revise_fact {item.id}.")
+    else:
+        lines = [f"Remembered {item.id}{kind} in space {item.space}."]
+    if similar and not duplicate:
+        shown = "; ".join(quoted(x) for x in similar[:3])
+        more = f" (+{len(similar) - 3} more)" if len(similar) > 3 else ""
+        first = similar[0].id
+        instead = f"revise_fact {first} instead" if what == "fact" else f"edit {first} instead"
+        lines.append(
+            f"Similar: {shown}{more} — if {item.id} says the same, forget {item.id} "
+            f'(reason "same as {first}") and next time {instead}; `lore tidy` can merge them.'
+        )
+    if conflicts:
+        shown = "; ".join(quoted(x) for x in conflicts[:3])
+        first = conflicts[0].id
+        lines.append(
+            f"Likely conflict: {shown} — if {item.id} replaces it, confirm with remember_fact again "
+            f'with supersedes="{first}" (nothing new is written); if {first} is still right, forget '
+            f"{item.id}; if both hold, nothing to do."
+        )
+    if superseded:
+        names = ", ".join(x.id for x in superseded)
+        lines.append(
+            f"Noted: {item.id} replaces {names}; session starts leave {names} out (kept in history and "
+            "search; `lore tidy` can merge or forget)."
+        )
+    return "\n".join(lines)

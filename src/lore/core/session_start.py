@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore.core import clients, inbox, render
+from lore.core import clients, inbox, render, similarity, stale
 from lore.core.config import Config
 from lore.core.rows import Fact, Handoff, InstructionSection, from_json
 from lore.core.session import SessionContext
@@ -74,6 +74,8 @@ class Snapshot:
     unread: int = 0  # unread messages to it
     last: render.LastSession | None = None  # the last handoff at the session's root
     instructions: list[InstructionSection] = field(default_factory=list)
+    superseded: frozenset[str] = frozenset()  # facts an agent said a newer one replaces
+    expired: int = 0  # facts whose valid_to passed in the last 30 days (already hidden)
 
 
 def parse(document: Mapping[str, Any]) -> Snapshot:
@@ -93,19 +95,84 @@ def parse(document: Mapping[str, Any]) -> Snapshot:
         int(document.get("unread") or 0),
         last,
         [from_json(InstructionSection, row) for row in document.get("instructions") or []],
+        frozenset(document.get("superseded") or ()),
+        int(document.get("expired") or 0),
     )
 
 
-def compose(snapshot: Snapshot, session: SessionContext, config: Config, client: str) -> render.Rendered:
-    """The session-start text for `client`: within the configured budget (clamped for the client)."""
+@dataclass(frozen=True)
+class Tidied:
+    """The facts a session start shows, once each: copies folded into the first fact they repeat,
+    stale facts left out and counted (docs/design.md, Duplicates and conflicts)."""
+
+    facts: list[Fact]  # in render order, distinct; those a newer one may contradict last
+    notes: dict[int, str]  # lineage -> `(+1 similar: f_3; may conflict with f_4)`
+    hidden: int  # copies folded away
+    replaced: int  # left out: an agent said a newer fact replaces them
+    paths_gone: int  # left out: they name files that are gone
+
+
+def tidied(
+    snapshot: Snapshot, session: SessionContext, *, check_paths: bool = True, max_chars: int | None = None
+) -> Tidied:
+    """`snapshot`'s facts in render order, without those replaced by a newer one or naming paths
+    that are gone (`check_paths`: local mode, where the session's paths are this machine's), copies
+    folded into the first fact they repeat. With `max_chars`, only as many facts as that many
+    characters of lines can show are looked at (the rest would be cut anyway: the hook's time is
+    spent on what is shown). Pure apart from the `stat` calls of the path check."""
+    ordered = render.order(snapshot.facts, session.workspace_name)
+    here = str(session.root)
+    if check_paths:
+        stale.forget_cache()
+    folder = similarity.Folder(_fact_text, conflicts=True)
+    replaced = gone = used = 0
+    for fact in ordered:
+        if fact.id in snapshot.superseded:
+            replaced += 1
+            continue
+        if check_paths and stale.gone(fact.statement, fact.workspace, here):
+            gone += 1
+            continue
+        if folder.add(fact):
+            used += render.size(render.fact_line(fact)) + 1
+            if max_chars is not None and used > max_chars:
+                break
+    groups = folder.groups()
+    notes = {}
+    for g in groups:
+        note = render.similar_note([f.id for f in g.similar], [f.id for f in g.conflicts])
+        if note:
+            notes[g.item.lineage] = note
+    hidden = sum(len(g.similar) for g in groups)
+    # A fact a newer one may contradict goes after the current ones (the budget cuts it first).
+    current = [g.item for g in groups if not g.conflicts]
+    doubtful = [g.item for g in groups if g.conflicts]
+    return Tidied([*current, *doubtful], notes, hidden, replaced, gone)
+
+
+def _fact_text(fact: Fact) -> similarity.Text:
+    return similarity.Text.of(fact.statement, fact.subject)
+
+
+def compose(
+    snapshot: Snapshot, session: SessionContext, config: Config, client: str, *, check_paths: bool = True
+) -> render.Rendered:
+    """The session-start text for `client`: within the configured budget (clamped for the client),
+    each fact once, stale ones left out and counted."""
+    budget = render.clamp_budget(config.session_start_max_chars, client)
+    kept = tidied(snapshot, session, check_paths=check_paths, max_chars=budget)
+    left_out = kept.hidden + kept.replaced + kept.paths_gone
     return render.session_start(
-        snapshot.facts,
+        kept.facts,
         space=session.space,
         workspace_name=session.workspace_name,
-        max_chars=render.clamp_budget(config.session_start_max_chars, client),
-        total=snapshot.total,
+        max_chars=budget,
+        total=max(0, snapshot.total - left_out),
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,
         instructions=snapshot.instructions,
         fence=render.fence_for(client),
+        notes=kept.notes,
+        ordered=True,
+        tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
     )

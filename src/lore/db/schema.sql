@@ -50,6 +50,18 @@ BEGIN
 END $$;
 
 
+--
+-- Name: lore_any_words(text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_any_words(p_text text, p_chars integer DEFAULT 2000) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT websearch_to_tsquery('simple', array_to_string(
+        tsvector_to_array(to_tsvector('english', left(p_text, p_chars))), ' or '))
+$$;
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -71,6 +83,7 @@ CREATE TABLE public.facts (
     source text NOT NULL,
     workspace text,
     client_name text,
+    words tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, statement)) STORED,
     CONSTRAINT facts_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from))),
     CONSTRAINT facts_check1 CHECK (((superseded_at IS NULL) OR (superseded_at >= recorded_at))),
     CONSTRAINT facts_client_name_check CHECK ((length(client_name) <= 200)),
@@ -421,7 +434,13 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'doing_count', coalesce((SELECT max(d.total) FROM doing d), 0),
         'instructions', coalesce((
             SELECT json_agg(i) FROM lore_instructions_at(p_space, p_root, p_skip, p_instructions_max) i
-            WHERE p_skip IS NOT NULL), '[]'::json))
+            WHERE p_skip IS NOT NULL), '[]'::json),
+        'superseded', coalesce((
+            SELECT json_agg(DISTINCT x.item) FROM tidy_actions t, unnest(t.items) AS x(item)
+            WHERE t.space = ANY(p_spaces) AND t.action = 'supersede' AND t.undone_at IS NULL), '[]'::json),
+        'expired', (SELECT count(*) FROM facts f
+                    WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to IS NOT NULL
+                      AND f.valid_to <= now() AND f.valid_to > now() - interval '30 days'))
 $$;
 
 
@@ -1037,6 +1056,45 @@ CREATE TABLE public.tasks (
 
 
 --
+-- Name: tidy_actions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.tidy_actions (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    space text NOT NULL,
+    action text NOT NULL,
+    items text[] NOT NULL,
+    target text,
+    reason text,
+    revised bigint,
+    source text NOT NULL,
+    workspace text,
+    client_name text,
+    undone_at timestamp with time zone,
+    undone_by text,
+    CONSTRAINT tidy_actions_action_check CHECK ((action = ANY (ARRAY['merge'::text, 'keep'::text, 'forget'::text, 'supersede'::text]))),
+    CONSTRAINT tidy_actions_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT tidy_actions_items_check CHECK (((cardinality(items) >= 1) AND (cardinality(items) <= 100))),
+    CONSTRAINT tidy_actions_reason_check CHECK ((length(reason) <= 1000))
+);
+
+
+--
+-- Name: tidy_actions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.tidy_actions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.tidy_actions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: tokens; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1267,6 +1325,14 @@ ALTER TABLE ONLY public.tasks
 
 
 --
+-- Name: tidy_actions tidy_actions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.tidy_actions
+    ADD CONSTRAINT tidy_actions_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: tokens tokens_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1313,6 +1379,13 @@ CREATE INDEX facts_current_by_space ON public.facts USING btree (space, recorded
 
 
 --
+-- Name: facts_expired; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_expired ON public.facts USING btree (space, valid_to) WHERE ((superseded_at IS NULL) AND (valid_to IS NOT NULL));
+
+
+--
 -- Name: facts_history; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1345,6 +1418,13 @@ CREATE INDEX facts_now_with_subject ON public.facts USING btree (space, recorded
 --
 
 CREATE UNIQUE INDEX facts_one_current ON public.facts USING btree (lineage) WHERE (superseded_at IS NULL);
+
+
+--
+-- Name: facts_words; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_words ON public.facts USING gin (words) WHERE (superseded_at IS NULL);
 
 
 --
@@ -1534,6 +1614,27 @@ CREATE INDEX task_events_by_task ON public.task_events USING btree (lineage, id)
 --
 
 CREATE INDEX tasks_by_space ON public.tasks USING btree (space, status, lineage);
+
+
+--
+-- Name: tidy_actions_items; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tidy_actions_items ON public.tidy_actions USING gin (items);
+
+
+--
+-- Name: tidy_actions_space; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tidy_actions_space ON public.tidy_actions USING btree (space, at DESC);
+
+
+--
+-- Name: tidy_actions_superseded; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tidy_actions_superseded ON public.tidy_actions USING btree (space) WHERE ((action = 'supersede'::text) AND (undone_at IS NULL));
 
 
 --

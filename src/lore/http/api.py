@@ -19,7 +19,9 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     GET  /api/log[?client&since&limit]   what lore told the caller's agents (their spaces only)
     GET  /api/log/{id}                   one record, with the text as the agent received it
     GET  /api/facts?workspace=[&subject&as_of&valid_at]
-    POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?}
+    POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?, "supersedes"?}
+                                         201 with the new fact, or 200 with the copy already there;
+                                         the write-time check's findings in "similar", "conflicts"
     GET  /api/facts/{id}?workspace=      every version of one fact
     POST /api/facts/{id}/revise          {"statement"?, "subject"?, "valid_from"?, "valid_to"?}
                                          a new version; what is absent stays (changing nothing: 400)
@@ -164,8 +166,18 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
         if request.method == "POST":
             data = await _json(request)
             session = await _session(request, "api", data.get("workspace"))
-            fact = await state.call(memory.remember_fact, session, data.get("statement"), **_fields(data))
-            return JSONResponse({"fact": _fact(fact)}, status_code=201)
+            done = await state.call(
+                memory.remember_fact,
+                session,
+                data.get("statement"),
+                supersedes=data.get("supersedes"),
+                **_fields(data),
+            )
+            # 201 for a new fact; 200 with the existing one when it was already remembered.
+            return JSONResponse(
+                {"fact": _fact(done.item), "message": done.text(), **done.structured()},
+                status_code=200 if done.duplicate else 201,
+            )
         session = await _session(request, "api")
         params = request.query_params
         found = await state.call(

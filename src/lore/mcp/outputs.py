@@ -15,14 +15,22 @@ from typing_extensions import TypedDict
 
 
 class FactStored(TypedDict):
-    id: str
+    id: str  # the new fact, or the current one it repeats (`duplicate`)
     space: str
+    duplicate: NotRequired[bool]  # the same words as a current fact: nothing was written
+    similar: NotRequired[list[str]]  # near duplicates (revise one of them instead?)
+    conflicts: NotRequired[list[str]]  # likely conflicts (revise, or confirm with `supersedes`)
+    superseded: NotRequired[list[str]]  # what `supersedes` marked replaced
 
 
 class NoteStored(TypedDict):
     id: str
     kind: str
     space: str
+    duplicate: NotRequired[bool]
+    similar: NotRequired[list[str]]
+    conflicts: NotRequired[list[str]]
+    superseded: NotRequired[list[str]]
 
 
 class Recalled(TypedDict):

@@ -9,21 +9,93 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Generic, TypeVar
 
 import psycopg
 
-from lore.core import render, validate
-from lore.core.errors import NotFound
+from lore.core import render, similarity, validate
+from lore.core.errors import InvalidInput, NotFound
 from lore.core.rows import Fact, Note
 from lore.core.session import SessionContext, Who
 from lore.core.timeline import When, parse_time
 from lore.service import retrieval
 from lore.service.runtime import Runtime
-from lore.store import facts, notes
+from lore.store import facts, notes, tidy
 
 # The most facts one recall returns (MCP, the CLI, /api and the web UI alike); the count says how
 # many more there are.
 RECALL_LIMIT = render.RECALL_MAX_FACTS
+HANDOFFS_LISTED = notes.HANDOFFS_LISTED  # handoffs a notes list shows per repository
+
+
+R = TypeVar("R", Fact, Note)
+
+
+@dataclass(frozen=True)
+class Remembered(Generic[R]):
+    """A write's outcome: the item written, or the current copy that made writing unnecessary
+    (`duplicate`: nothing written), with the near duplicates and likely conflicts the write-time
+    check found (docs/design.md, Duplicates and conflicts), and the facts it was said to replace."""
+
+    item: R
+    duplicate: bool = False
+    similar: tuple[R, ...] = ()
+    conflicts: tuple[Fact, ...] = ()
+    superseded: tuple[Fact, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+    @property
+    def space(self) -> str:
+        return self.item.space
+
+    def text(self) -> str:
+        """What the writer is told (the same words for a tool, the CLI, /api and the web UI)."""
+        return render.remembered(
+            self.item,
+            duplicate=self.duplicate,
+            similar=self.similar,
+            conflicts=self.conflicts,
+            superseded=self.superseded,
+        )
+
+    def structured(self) -> dict[str, object]:
+        """The id and space, and what the check found (only what it found: a plain write is
+        `{"id", "space"}`)."""
+        out: dict[str, object] = {"id": self.id, "space": self.space}
+        if self.duplicate:
+            out["duplicate"] = True
+        for key, items in (
+            ("similar", self.similar),
+            ("conflicts", self.conflicts),
+            ("superseded", self.superseded),
+        ):
+            if items:
+                out[key] = [x.id for x in items]
+        return out
+
+
+# The write-time check compares a new item with at most this many current items of its space: those
+# sharing the most words with it (lore.store.facts.alike / notes.alike).
+ALIKE = 20
+# Writes are checked only while this is true: bench/month_six.py turns it off for its "no check" row.
+CHECK_WRITES = True
+
+
+def fact_text(fact: Fact) -> similarity.Text:
+    return similarity.Text.of(fact.statement, fact.subject)
+
+
+def note_text(note: Note) -> similarity.Text:
+    return similarity.Text.of(f"{note.title or ''}\n{note.body}")
+
+
+def _one_at_a_time(conn: psycopg.Connection, space: str, kind: str, key: str) -> None:
+    """Two sessions writing the same words into a space at once: the second waits for the first to
+    commit, then finds its copy (a transaction-scoped advisory lock on the words' hash)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 28))", (f"{space}\x1f{kind}\x1f{key}",))
 
 
 def remember_fact(
@@ -34,15 +106,78 @@ def remember_fact(
     subject: object = None,
     valid_from: object = None,
     valid_to: object = None,
+    supersedes: object = None,
     allow_secret: bool = False,
-) -> Fact:
+) -> Remembered[Fact]:
+    """A new fact, checked against the current facts of the space first (one rule for every entry
+    point): a copy writes nothing and answers with the existing id; a near duplicate or a likely
+    conflict is written and named. `supersedes`: facts (an id, ids separated by commas, or a list)
+    this one replaces: left out of session starts from now on, kept in history and search."""
     text = validate.statement(statement)
     about, start, end = _fact_fields(subject, valid_from, valid_to)
-    return rt.transact(
-        lambda c: facts.remember(
-            c, who.origin, text, subject=about, valid_from=start, valid_to=end, allow_secret=allow_secret
+    replaced = _fact_ids(supersedes, "supersedes")
+    new = similarity.Text.of(text, about)
+
+    def write(conn: psycopg.Connection) -> Remembered[Fact]:
+        with conn.transaction():
+            found: similarity.Verdict[Fact] = similarity.Verdict()
+            if CHECK_WRITES:
+                _one_at_a_time(conn, who.origin.space, "fact", new.key)
+                olds = facts.alike(conn, who.origin.space, text, limit=ALIKE)
+                found = similarity.classify(new, olds, fact_text, conflicts=True)
+            copy = found.same
+            if copy is not None and (start or copy.valid_from) == copy.valid_from and end == copy.valid_to:
+                item, duplicate = copy, True
+            else:
+                item, duplicate = (
+                    facts.remember(
+                        conn,
+                        who.origin,
+                        text,
+                        subject=about,
+                        valid_from=start,
+                        valid_to=end,
+                        allow_secret=allow_secret,
+                    ),
+                    False,
+                )
+                if copy is not None:  # the same words, other valid times: a new fact, named as similar
+                    found = similarity.Verdict(None, (copy, *found.similar), found.conflicts)
+            gone = _supersede(conn, who, item, replaced) if replaced else ()
+            return Remembered(item, duplicate, found.similar, found.conflicts, gone)
+
+    return rt.transact(write)
+
+
+def _fact_ids(value: object, name: str) -> list[int]:
+    """Fact ids given as one id, ids separated by commas or spaces, or a list of ids (None: none)."""
+    if value is None or value == "":
+        return []
+    given = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(given, (list, tuple)) or len(given) > 20:
+        raise InvalidInput(
+            f"{name} must be a fact id (f_12), several separated by commas, or a list of at most 20.",
+            'Example: supersedes="f_4".',
         )
-    )
+    return list(dict.fromkeys(validate.item_id(x, expect="f")[1] for x in given))
+
+
+def _supersede(conn: psycopg.Connection, who: Who, newer: Fact, lineages: Sequence[int]) -> tuple[Fact, ...]:
+    """Record that `newer` replaces the facts `lineages` (current, of the session's own space)."""
+    if newer.lineage in lineages:
+        raise InvalidInput(f"{newer.id} cannot replace itself.", "Name the older fact it replaces.")
+    olds = facts.current(conn, [who.origin.space], lineages)
+    missing = [f"f_{x}" for x in lineages if x not in olds]
+    if missing:
+        raise NotFound(
+            f"No current fact {', '.join(missing)} in space {who.origin.space} to replace.",
+            "Name facts of this workspace's space as recall_facts lists them.",
+        )
+    standing = tidy.superseded(conn, [who.origin.space])
+    fresh = [olds[x].id for x in lineages if standing.get(olds[x].id) != newer.id]
+    if fresh:
+        tidy.record(conn, who.origin, "supersede", fresh, target=newer.id)
+    return tuple(olds[x] for x in lineages)
 
 
 def remember_note(
@@ -54,18 +189,32 @@ def remember_note(
     title: object = None,
     tags: Sequence[object] | None = None,
     allow_secret: bool = False,
-) -> Note:
-    """Stored at once; embedded in the background (never waited for)."""
+) -> Remembered[Note]:
+    """Stored at once; embedded in the background (never waited for). Checked first against the
+    current notes of the space, as facts are (no conflicts: notes have no subject)."""
     text, k = validate.body(body), validate.kind(kind)
     head = validate.optional(title, "title", validate.MAX_TITLE)
     labels = validate.tags(tags)
-    note = rt.transact(
-        lambda c: notes.remember(
-            c, who.origin, text, kind=k, title=head, tags=labels, allow_secret=allow_secret
-        )
-    )
-    retrieval.poke(rt)
-    return note
+    new = similarity.Text.of(f"{head or ''}\n{text}")
+
+    def write(conn: psycopg.Connection) -> Remembered[Note]:
+        with conn.transaction():
+            found: similarity.Verdict[Note] = similarity.Verdict()
+            if CHECK_WRITES:
+                _one_at_a_time(conn, who.origin.space, "note", new.key)
+                olds = notes.alike(conn, who.origin.space, f"{head or ''}\n{text}", limit=ALIKE)
+                found = similarity.classify(new, olds, note_text)
+            if found.same is not None:
+                return Remembered(found.same, True)
+            note = notes.remember(
+                conn, who.origin, text, kind=k, title=head, tags=labels, allow_secret=allow_secret
+            )
+            return Remembered(note, False, found.similar)
+
+    done = rt.transact(write)
+    if not done.duplicate:
+        retrieval.poke(rt)
+    return done
 
 
 @dataclass(frozen=True)
@@ -186,6 +335,11 @@ def forget(rt: Runtime, who: Who, item_id: object, reason: object) -> Fact | Not
     return rt.transact(lambda c: notes.forget(c, who.origin, who.readable, lineage, why))
 
 
+def current_facts(rt: Runtime, readable: Sequence[str], lineages: Sequence[int]) -> dict[int, Fact]:
+    """The current versions of several facts (those `readable` can see), by lineage."""
+    return rt.transact(lambda c: facts.current(c, readable, lineages))
+
+
 def note(rt: Runtime, readable: Sequence[str], note_id: object) -> Note:
     _, lineage = validate.item_id(note_id, expect="n")
     return rt.transact(lambda c: notes.get(c, readable, lineage))
@@ -199,8 +353,14 @@ def current_notes(rt: Runtime, readable: Sequence[str], lineages: Sequence[int])
 def recent_notes(
     rt: Runtime, readable: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 100
 ) -> list[Note]:
-    """Current notes, newest first (the web UI's list before any search)."""
+    """Current notes, newest first (the web UI's list before any search): of the handoffs, only the
+    latest few of each repository (lore.store.notes.HANDOFFS_LISTED), unless handoffs are asked for."""
     return rt.transact(lambda c: notes.recent(c, readable, kinds=kinds, limit=limit))
+
+
+def older_handoffs(rt: Runtime, readable: Sequence[str]) -> int:
+    """How many handoffs a notes list leaves out (search and the Sessions page still have them)."""
+    return rt.transact(lambda c: notes.older_handoffs(c, readable))
 
 
 def revise_note(

@@ -51,12 +51,14 @@ async def search_notes(
     limit: object = 5,
     client: str | None = None,
     trace: ranking.Trace | None = None,
+    collapse: bool = True,
 ) -> list[Hit]:
     """Notes of `readable` spaces matching `query`, best first, at most `limit` (1-20). `client`: an
     agent's search, whose results count in the usage of each note (`retrievals`); `trace`: filled
-    with what the search saw (`explain`)."""
+    with what the search saw (`explain`); `collapse`: near duplicates shown once (the best ranked,
+    naming the others)."""
     checked = _query(query, session_space, kinds, tags, limit)
-    hits = await _find(rt, readable, checked, trace)
+    hits = await _find(rt, readable, checked, trace, collapse=collapse)
     if client is not None and hits and session_space:
         returned = [h.id for h in hits]
         await rt.run(lambda c: injections.returned(c, session_space, client, returned))
@@ -127,7 +129,12 @@ async def explain(
 
 
 async def _find(
-    rt: Runtime, readable: Sequence[str], q: Query, trace: ranking.Trace | None = None
+    rt: Runtime,
+    readable: Sequence[str],
+    q: Query,
+    trace: ranking.Trace | None = None,
+    *,
+    collapse: bool = True,
 ) -> list[Hit]:
     """Both halves at once, then fusion (lore.store.search.search)."""
     runner = retrieval(rt).runner
@@ -175,6 +182,7 @@ async def _find(
             keyword=part,
             nearest=nearest,
             trace=trace,
+            collapse=collapse,
         )
     )
 

@@ -51,7 +51,8 @@ def session_start(
 
     def read(conn: psycopg.Connection) -> tuple[Snapshot, render.Rendered, int | None]:
         snap = snapshot.read(conn, wanted)
-        out = compose(snap, session, config, client)
+        # Sign-in mode: the session's paths name the user's machine, which the server cannot see.
+        out = compose(snap, session, config, client, check_paths=rt.accounts is None)
         made = None
         if out.text:
             row = injection.session_start_row(

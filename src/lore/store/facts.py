@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg.rows import class_row, dict_row
 
 from lore.core import ids, secrets
-from lore.core.errors import InvalidInput
+from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Fact as Fact
 from lore.core.session import Origin
 from lore.core.timeline import When
@@ -86,6 +86,30 @@ def forget(
     return VERSIONS.forget(conn, origin, readable, lineage, reason)
 
 
+def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:
+    """Believe a forgotten fact again: its last version written anew as the current one (undoing a
+    merge or a forget from `lore tidy`). The forget_log row stays: the history shows both acts."""
+    with conn.transaction():
+        versions = VERSIONS.history(conn, readable, lineage)
+        if not versions:
+            raise NotFound(f"No fact {ids.fact(lineage)} in this session's spaces.", VERSIONS.find_hint)
+        last = versions[-1]
+        if last.superseded_at is None:
+            return last  # believed already
+        if last.space != origin.space:
+            raise Refused(
+                f"{last.id} belongs to space {last.space!r}, which this session may read but not change.",
+                f"Restore it from a workspace of {last.space!r}.",
+            )
+        fields = {
+            "statement": last.statement,
+            "subject": last.subject,
+            "valid_from": last.valid_from,
+            "valid_to": last.valid_to,
+        }
+        return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
+
+
 def _params(
     spaces: Sequence[str], when: When, subject: str | None, prefer: str | None, limit: int
 ) -> dict[str, object]:
@@ -124,6 +148,45 @@ def page(
     total = int(rows[0]["total"]) if rows else 0
     found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
     return found, total
+
+
+# The current facts of a space (still true) sharing a word with a text, most alike first (ts_rank
+# normalised by each fact's number of words): what the write-time check compares a new fact with. A
+# text with no word the index keeps (`It is.`) is compared with the facts that have none either.
+_ALIKE = f"""SELECT {_COLUMNS} FROM facts f, lore_any_words(%(text)s) q
+WHERE f.space = %(space)s AND f.superseded_at IS NULL AND (f.valid_to IS NULL OR f.valid_to > now())
+  AND CASE WHEN numnode(q) = 0 THEN f.words = ''::tsvector ELSE f.words @@ q END
+ORDER BY ts_rank(f.words, q, 8) DESC, f.recorded_at DESC, f.lineage DESC
+LIMIT %(limit)s"""
+
+
+def alike(conn: psycopg.Connection, space: str, text: str, *, limit: int = 20) -> list[Fact]:
+    """Current facts of `space` that share a word with `text`, the most alike first."""
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(_ALIKE, {"space": space, "text": text, "limit": limit})
+        return cur.fetchall()
+
+
+def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]) -> dict[int, Fact]:
+    """The current versions of several facts that `spaces` can read, by lineage."""
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts "
+            "WHERE lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)",
+            (list(lineages), list(spaces)),
+        )
+        return {f.lineage: f for f in cur.fetchall()}
+
+
+def everything(conn: psycopg.Connection, space: str) -> list[Fact]:
+    """Every current fact of `space` (believed now, whatever its valid time), newest first."""
+    with conn.cursor(row_factory=class_row(Fact)) as cur:
+        cur.execute(
+            f"SELECT {_COLUMNS} FROM facts WHERE space = %s AND superseded_at IS NULL "
+            "ORDER BY recorded_at DESC, lineage DESC",
+            (space,),
+        )
+        return cur.fetchall()
 
 
 def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Fact]:

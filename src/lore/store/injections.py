@@ -101,3 +101,24 @@ def scrub(conn: psycopg.Connection, item: str) -> int:
         {"item": item},
     )
     return cur.rowcount
+
+
+def used_since(
+    conn: psycopg.Connection, spaces: Sequence[str], since: datetime
+) -> tuple[set[str], datetime | None]:
+    """The items shown at a session start or returned by a search in `spaces` since `since`, and when
+    the record of `spaces` begins (None: nothing recorded): what `lore tidy` calls unused."""
+    rows = conn.execute(
+        """SELECT DISTINCT x.item FROM injections j, unnest(j.shown) AS x(item)
+           WHERE j.space = ANY(%(spaces)s) AND j.at >= %(since)s
+           UNION
+           SELECT DISTINCT x.item FROM retrievals r, unnest(r.returned) AS x(item)
+           WHERE r.space = ANY(%(spaces)s) AND r.at >= %(since)s""",
+        {"spaces": list(spaces), "since": since},
+    ).fetchall()
+    began = conn.execute(
+        """SELECT least((SELECT min(at) FROM injections WHERE space = ANY(%(spaces)s)),
+                        (SELECT min(at) FROM retrievals WHERE space = ANY(%(spaces)s)))""",
+        {"spaces": list(spaces)},
+    ).fetchone()
+    return {str(r[0]) for r in rows}, (began[0] if began else None)

@@ -13,7 +13,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from lore.core import ids, secrets
-from lore.core.errors import InvalidInput, NotFound
+from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Note as Note
 from lore.core.session import Origin
 from lore.store.versions import Versioned
@@ -81,16 +81,75 @@ def revise(
     return old, new
 
 
+# Handoffs listed per repository (space, root) in a list of notes: the latest ones. Older handoffs stay
+# (search finds them; the web UI's Sessions page lists them) but never crowd a notes list.
+HANDOFFS_LISTED = 3
+_LATEST_HANDOFFS = """SELECT h.note FROM (
+    SELECT note, row_number() OVER (PARTITION BY space, root ORDER BY updated_at DESC, id DESC) AS k
+    FROM handoffs WHERE space = ANY(%(spaces)s) AND note IS NOT NULL) h
+WHERE h.k <= %(keep)s"""
+
+
 def recent(
     conn: psycopg.Connection, spaces: Sequence[str], *, kinds: Sequence[str] | None = None, limit: int = 50
 ) -> list[Note]:
-    """Current notes of `spaces`, newest first (the web UI's list before any search)."""
+    """Current notes of `spaces`, newest first (the web UI's list before any search): of the
+    handoffs, only the latest HANDOFFS_LISTED of each repository, unless handoffs are asked for."""
+    every_handoff = bool(kinds) and "handoff" in (kinds or ())
     with conn.cursor(row_factory=class_row(Note)) as cur:
         cur.execute(
             f"""SELECT {_COLUMNS} FROM notes
-                WHERE space = ANY(%s) AND superseded_at IS NULL AND (%s::text[] IS NULL OR kind = ANY(%s))
-                ORDER BY recorded_at DESC, lineage DESC LIMIT %s""",
-            (list(spaces), list(kinds) if kinds else None, list(kinds) if kinds else None, limit),
+                WHERE space = ANY(%(spaces)s) AND superseded_at IS NULL
+                  AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))
+                  AND (%(every)s OR kind <> 'handoff' OR lineage IN ({_LATEST_HANDOFFS}))
+                ORDER BY recorded_at DESC, lineage DESC LIMIT %(limit)s""",
+            {
+                "spaces": list(spaces),
+                "kinds": list(kinds) if kinds else None,
+                "every": every_handoff,
+                "keep": HANDOFFS_LISTED,
+                "limit": limit,
+            },
+        )
+        return cur.fetchall()
+
+
+def older_handoffs(conn: psycopg.Connection, spaces: Sequence[str]) -> int:
+    """How many current handoff notes `recent` leaves out (older than the latest of their repository)."""
+    row = conn.execute(
+        f"""SELECT count(*) FROM notes WHERE space = ANY(%(spaces)s) AND superseded_at IS NULL
+              AND kind = 'handoff' AND lineage NOT IN ({_LATEST_HANDOFFS})""",
+        {"spaces": list(spaces), "keep": HANDOFFS_LISTED},
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+# The current notes of a space sharing a word with a text's head (handoffs aside: lore writes them),
+# most alike first: what the write-time check compares a new note with.
+_ALIKE = f"""SELECT {_COLUMNS} FROM notes n, lore_any_words(%(text)s) q
+WHERE n.space = %(space)s AND n.superseded_at IS NULL AND n.kind <> 'handoff'
+  AND CASE WHEN numnode(q) = 0 THEN n.tsv = ''::tsvector ELSE n.tsv @@ q END
+ORDER BY ts_rank(n.tsv, q, 8) DESC, n.recorded_at DESC, n.lineage DESC
+LIMIT %(limit)s"""
+
+
+def alike(conn: psycopg.Connection, space: str, text: str, *, limit: int = 20) -> list[Note]:
+    """Current notes of `space` (not handoffs) sharing a word with `text`, the most alike first."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(_ALIKE, {"space": space, "text": text, "limit": limit})
+        return cur.fetchall()
+
+
+def everything(conn: psycopg.Connection, space: str, *, max_chars: int = 4000) -> list[Note]:
+    """Every current note of `space` except handoffs and tasks (the first `max_chars` of each
+    body), newest first: what `lore tidy` compares."""
+    with conn.cursor(row_factory=class_row(Note)) as cur:
+        cur.execute(
+            """SELECT lineage, version_id, space, kind, title, left(body, %s) AS body, tags, recorded_at,
+                      superseded_at, source, workspace
+               FROM notes WHERE space = %s AND superseded_at IS NULL AND kind NOT IN ('handoff', 'task')
+               ORDER BY recorded_at DESC, lineage DESC""",
+            (max_chars, space),
         )
         return cur.fetchall()
 
@@ -116,6 +175,25 @@ def forget(
 ) -> Note:
     """Close belief in the current version and record who forgot it and why. The rows stay."""
     return VERSIONS.forget(conn, origin, readable, lineage, reason)
+
+
+def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Note:
+    """Believe a forgotten note again: its last version written anew as the current one (undoing a
+    merge or a forget from `lore tidy`; embedded again in the background)."""
+    with conn.transaction():
+        versions = VERSIONS.history(conn, readable, lineage)
+        if not versions:
+            raise NotFound(f"No note n_{lineage} in this session's spaces.", VERSIONS.find_hint)
+        last = versions[-1]
+        if last.superseded_at is None:
+            return last
+        if last.space != origin.space:
+            raise Refused(
+                f"{last.id} belongs to space {last.space!r}, which this session may read but not change.",
+                f"Restore it from a workspace of {last.space!r}.",
+            )
+        fields = {"kind": last.kind, "title": last.title, "body": last.body, "tags": list(last.tags)}
+        return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
 
 
 def spaces_of(conn: psycopg.Connection, lineages: Sequence[int]) -> dict[int, str]:

@@ -21,7 +21,7 @@ import psycopg
 
 from lore.core import ids
 from lore.core.errors import InvalidInput, NotFound
-from lore.store import injections
+from lore.store import injections, tidy
 
 # Tables that held the erased rows: `VACUUM` them afterwards so dead tuples are cleared from disk pages.
 TABLES = {
@@ -139,6 +139,7 @@ def purge(conn: psycopg.Connection, item: str, by: str) -> Plan:
         for statement in _DELETES[prefix]:
             conn.execute(statement, {"n": num})
         injections.scrub(conn, done.item)  # and out of the record of what agents were told
+        tidy.scrub(conn, done.item)  # and of the audit of tidying
         conn.execute(
             "INSERT INTO purge_log (item, space, erased, by_user) VALUES (%s, %s, %s, %s)",
             (done.item, done.space, done.total, by),

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from lore.core import ids, ranking, secrets
+from lore.core import ids, ranking, secrets, similarity
 from lore.core.errors import NotFound
 from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
 from lore.embeddings import to_pgvector
-from lore.store import graph
+from lore.store import graph, notes
 
 # --- SQL ----------------------------------------------------------------------------------------
 
@@ -224,11 +224,13 @@ def search(
     keyword: KeywordPart | None = None,
     nearest: Sequence[Candidate] | None = None,
     trace: ranking.Trace | None = None,
+    collapse: bool = True,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
     embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
     `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them.
-    `trace`: filled in with what the search saw (`lore search --explain`)."""
+    `trace`: filled in with what the search saw (`lore search --explain`). `collapse`: near
+    duplicates among the hits are shown once (the best ranked), the others named with it."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
@@ -246,7 +248,14 @@ def search(
         if kept
         else set()
     )
-    top = [r for r in kept if r.lineage not in drop][:limit]
+    ranked = [r for r in kept if r.lineage not in drop]
+    if ranked and not (kinds and "handoff" in kinds):  # older handoffs go after everything else
+        older = older_handoffs(conn, [r.lineage for r in ranked])
+        ranked = [r for r in ranked if r.lineage not in older] + [r for r in ranked if r.lineage in older]
+    folded: dict[int, list[int]] = {}
+    if collapse and len(ranked) > 1:
+        ranked, folded = fold(conn, ranked[: limit * FOLD_DEPTH])
+    top = ranked[:limit]
     if trace is not None:
         trace.keyword, trace.vector, trace.fused = list(keyword.candidates), list(nearest), fused
         trace.min_similarity, trace.limit = min_similarity, limit
@@ -257,8 +266,46 @@ def search(
     linked: list[tuple[int, graph.Link]] = []
     if expand:
         neighbours = graph.neighbours(conn, [r.lineage for r in top], spaces)
-        linked = pick_linked([r.lineage for r in top], neighbours, drop, limit=min(ranking.MAX_LINKED, limit))
-    return _show(conn, forms, top, linked)
+        hidden = drop | {x for same in folded.values() for x in same}
+        linked = pick_linked(
+            [r.lineage for r in top], neighbours, hidden, limit=min(ranking.MAX_LINKED, limit)
+        )
+    return _show(conn, forms, top, linked, folded)
+
+
+# Handoffs older than the latest few of their repository (lore.store.notes.HANDOFFS_LISTED) stay
+# searchable, but rank after every other hit unless the search asks for handoffs: every session leaves
+# one, and each names its repository, so they would crowd out what was asked for.
+_OLDER_HANDOFFS = """SELECT h.note FROM (
+    SELECT note, row_number() OVER (PARTITION BY space, root ORDER BY updated_at DESC, id DESC) AS k
+    FROM handoffs WHERE (space, root) IN (SELECT space, root FROM handoffs WHERE note = ANY(%(notes)s))) h
+WHERE h.k > %(keep)s AND h.note = ANY(%(notes)s)"""
+
+
+def older_handoffs(conn: psycopg.Connection, lineages: Sequence[int]) -> set[int]:
+    """Which of `lineages` are handoffs older than the latest few of their repository."""
+    rows = conn.execute(_OLDER_HANDOFFS, {"notes": list(lineages), "keep": notes.HANDOFFS_LISTED}).fetchall()
+    return {int(r[0]) for r in rows}
+
+
+FOLD_DEPTH = 3  # hits compared for near duplicates: this many times the limit
+_TEXTS = """SELECT lineage, coalesce(title, ''), left(body, 2000) FROM notes
+WHERE lineage = ANY(%s) AND superseded_at IS NULL"""
+
+
+def fold(conn: psycopg.Connection, ranked: Sequence[Scored]) -> tuple[list[Scored], dict[int, list[int]]]:
+    """`ranked` with each near duplicate folded into the best-ranked hit it repeats
+    (lore.core.similarity), and what was folded into each."""
+    texts = {int(r[0]): (r[1], r[2]) for r in conn.execute(_TEXTS, ([r.lineage for r in ranked],))}
+
+    def text(row: Scored) -> similarity.Text:
+        title, body = texts.get(row.lineage, ("", ""))
+        return similarity.Text.of(f"{title}\n{body}")
+
+    groups = similarity.collapse(list(ranked), text)
+    return [g.item for g in groups], {
+        g.item.lineage: [x.lineage for x in g.similar] for g in groups if g.similar
+    }
 
 
 def pick_linked(
@@ -281,6 +328,7 @@ def _show(
     forms: Terms | None,
     top: Sequence[Scored],
     linked: Sequence[tuple[int, graph.Link]],
+    folded: dict[int, list[int]] | None = None,
 ) -> list[Hit]:
     wanted = [r.lineage for r in top] + [lineage for lineage, _ in linked]
     matched = [r.lineage for r in top if r.matched] if forms is not None else []
@@ -291,7 +339,18 @@ def _show(
     for r in top:
         if r.lineage in shown:
             kind, title, text = shown[r.lineage]
-            hits.append(Hit(ids.note(r.lineage), kind, title, text, round(r.score, 3), ranking.why(r)))
+            same = (folded or {}).get(r.lineage)
+            hits.append(
+                Hit(
+                    ids.note(r.lineage),
+                    kind,
+                    title,
+                    text,
+                    round(r.score, 3),
+                    ranking.why(r),
+                    similar=tuple(ids.note(x) for x in same) if same else None,
+                )
+            )
     scores = {r.lineage: r.score for r in top}
     for lineage, link in linked:
         if lineage in shown:

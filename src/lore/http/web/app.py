@@ -381,7 +381,7 @@ def _iso(value: datetime | None) -> str:
 def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> str | None:
     """Add the UI's routes to `lore serve`'s app. Returns, in local mode, the one-time sign-in link
     to print in the terminal that started the server (None in sign-in mode)."""
-    from lore.http.web import memory, work
+    from lore.http.web import memory, tidy, work
 
     ui = UI(state, sign_in=sign_in, base_url=base_url)
 
@@ -394,7 +394,7 @@ def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> st
         Route("/sign-out", ui.sign_out, methods=["POST"]),
         Route("/static/{name}", ui.static, methods=["GET"]),
     ]
-    for path, handler, methods in [*work.ROUTES, *memory.ROUTES]:
+    for path, handler, methods in [*work.ROUTES, *memory.ROUTES, *tidy.ROUTES]:
         routes.append(Route(path, ui.guard(handler), methods=methods))
     app.router.routes.extend(routes)
     if ui.link is None:

@@ -5,6 +5,7 @@ from the item's own space with `web` as the client."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -12,12 +13,12 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore.core import injection, ranking, render, validate
+from lore.core import ids, injection, ranking, render, validate
 from lore.core.rows import Fact, Note
 from lore.core.session import Acting
 from lore.core.timeline import parse_time
 from lore.http.web import svg
-from lore.service import log, memory, overview, search
+from lore.service import log, memory, overview, search, tidy
 
 if TYPE_CHECKING:
     from lore.http.web.app import UI, Page, Viewer
@@ -81,6 +82,19 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     gone = await ui.state.call(overview.forgotten, [space], kind="fact", lineage=lineage)
     current = versions[-1] if versions[-1].superseded_at is None else None
     used = await ui.state.call(log.usage, viewer.ids, [versions[-1].id])
+    merged = await ui.state.call(tidy.merged_into, viewer.ids, versions[-1].id)
+    said, similar, conflicts = _said(request.query_params)
+    checked = None
+    if said is not None:
+        named = await ui.state.call(
+            memory.current_facts, viewer.ids, [int(x[2:]) for x in [*similar, *conflicts]]
+        )
+        checked = render.remembered(
+            versions[-1],
+            duplicate=said == "duplicate",
+            similar=[named[int(x[2:])] for x in similar if int(x[2:]) in named],
+            conflicts=[named[int(x[2:])] for x in conflicts if int(x[2:]) in named],
+        )
     return ui.page(
         request,
         viewer,
@@ -94,7 +108,39 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         forgotten=gone,
         timeline=svg.timeline(spans(versions, bool(gone)), datetime.now(UTC)),
         usage=injection.usage_line(used.get(versions[-1].id), datetime.now(UTC)),
+        merged=merged,
+        checked=checked,
     )
+
+
+async def fact_add(ui: UI, request: Request, viewer: Viewer) -> Response:
+    """Remember a fact from the Facts page: the same write-time check as every entry point; the
+    fact's page then says what it found (a copy, near duplicates, a likely conflict)."""
+    space_id = viewer.space_id(request.query_params.get("space"))
+    form = await ui.form(request)
+    done = await ui.state.call(
+        memory.remember_fact,
+        acting(viewer, space_id),
+        form.get("statement"),
+        subject=form.get("subject") or None,
+    )
+    found = {"similar": done.similar, "conflicts": done.conflicts}
+    found_ids = "".join(f"&{k}={','.join(x.id for x in v)}" for k, v in found.items() if v)
+    said = "duplicate" if done.duplicate else "remembered"
+    return RedirectResponse(f"/facts/{done.id}?said={said}{found_ids}", 303)
+
+
+def _said(params: Mapping[str, str]) -> tuple[str | None, list[str], list[str]]:
+    """What a fact's page says after the add form: `said` and the ids the check named (checked ids
+    only: the page fetches and quotes the facts themselves, never text from the URL)."""
+    said = params.get("said")
+    if said not in ("duplicate", "remembered"):
+        return None, [], []
+
+    def ids_of(key: str) -> list[str]:
+        return [x for x in params.get(key, "").split(",")[:10] if ids.match(x, "f")]
+
+    return said, ids_of("similar"), ids_of("conflicts")
 
 
 async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:
@@ -160,12 +206,15 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         hits = await search.search_notes(
             ui.state, spaces, query, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
         )
+    older = 0
     if query:
         shown = await ui.state.call(memory.current_notes, spaces, [int(h.id[2:]) for h in hits])
         recent: list[Note] = []
     else:
         recent = await ui.state.call(memory.recent_notes, spaces, kinds=kinds)
         shown = {n.lineage: n for n in recent}
+        if kind != "handoff":
+            older = await ui.state.call(memory.older_handoffs, spaces)
     return ui.page(
         request,
         viewer,
@@ -178,6 +227,8 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in hits],
         recent=recent,
         explanation=explanation,
+        older_handoffs=older,
+        handoffs_listed=memory.HANDOFFS_LISTED,
     )
 
 
@@ -253,6 +304,7 @@ async def note_forget(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 ROUTES: list[tuple[str, Page, list[str]]] = [
     ("/facts", facts_page, ["GET"]),
+    ("/facts/add", fact_add, ["POST"]),
     ("/facts/{id}", fact_page, ["GET"]),
     ("/facts/{id}/revise", fact_revise, ["POST"]),
     ("/facts/{id}/forget", fact_forget, ["POST"]),

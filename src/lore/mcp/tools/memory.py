@@ -22,13 +22,21 @@ async def remember_fact(
     subject: str | None = None,
     valid_from: str | None = None,
     valid_to: str | None = None,
+    supersedes: str | None = None,
 ) -> Annotated[CallToolResult, FactStored]:
-    """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true."""
+    """subject: what it is about (e.g. the repo name); valid_*: ISO dates when it is true;
+    supersedes: fact ids this one replaces."""
     rt, here = await session(ctx)
-    fact = await rt.call(
-        memory.remember_fact, here, statement, subject=subject, valid_from=valid_from, valid_to=valid_to
+    done = await rt.call(
+        memory.remember_fact,
+        here,
+        statement,
+        subject=subject,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        supersedes=supersedes,
     )
-    return result(f"Remembered {fact.id} in space {fact.space}.", {"id": fact.id, "space": fact.space})
+    return result(done.text(), done.structured())
 
 
 @tool(
@@ -44,11 +52,8 @@ async def remember_note(
 ) -> Annotated[CallToolResult, NoteStored]:
     """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
     rt, here = await session(ctx)
-    note = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags)
-    return result(
-        f"Remembered {note.id} ({note.kind}) in space {note.space}.",
-        {"id": note.id, "kind": note.kind, "space": note.space},
-    )
+    done = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags)
+    return result(done.text(), {**done.structured(), "kind": done.item.kind})
 
 
 @tool(

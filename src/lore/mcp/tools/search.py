@@ -20,7 +20,8 @@ from lore.service import search
 def _line(hit: Hit) -> str:
     title = f"{hit.title} — " if hit.title else ""
     why = f"linked: {hit.via}" if hit.via else hit.why
-    return f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {why})"
+    same = f", +{len(hit.similar)} similar: {', '.join(hit.similar)}" if hit.similar else ""
+    return f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {why}{same})"
 
 
 @tool(

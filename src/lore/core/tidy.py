@@ -1,0 +1,289 @@
+"""What `lore tidy` and the web UI's Tidy page show for a space (docs/design.md, Duplicates and
+conflicts): clusters of near duplicates, likely conflicts and stale items, each with the acts that
+settle it (merge, keep both, forget). Pure: lore.service.tidy loads the items and the audit, this
+module groups them and says it, for a terminal and as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from lore.core import render, similarity
+from lore.core.rows import Fact, Note
+
+UNUSED_DAYS = 60  # never shown at a session start nor returned by a search for this long: stale
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An item as tidy lists it."""
+
+    id: str
+    text: str
+    subject: str | None
+    kind: str  # fact, or the note's kind
+    recorded_at: datetime
+    source: str
+    workspace: str | None
+
+    @classmethod
+    def of(cls, item: Fact | Note) -> Entry:
+        if isinstance(item, Fact):
+            return cls(
+                item.id, item.statement, item.subject, "fact", item.recorded_at, item.source, item.workspace
+            )
+        text = f"{item.title}: {item.body}" if item.title else item.body
+        return cls(item.id, text, None, item.kind, item.recorded_at, item.source, item.workspace)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text[:1000],
+            "subject": self.subject,
+            "kind": self.kind,
+            "recorded_at": self.recorded_at.isoformat(),
+            "source": self.source,
+            "workspace": self.workspace,
+        }
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Items that say the same thing; the first (the newest) is the one a merge keeps by default."""
+
+    items: tuple[Entry, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        ids = [e.id for e in self.items]
+        return {
+            "items": [e.as_json() for e in self.items],
+            "merge": f"lore tidy merge {' '.join(ids)}",
+            "keep": f"lore tidy keep {' '.join(ids)}",
+        }
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two facts about one subject that likely contradict each other: the newer first."""
+
+    newer: Entry
+    older: Entry
+
+    def as_json(self) -> dict[str, Any]:
+        ids = f"{self.newer.id} {self.older.id}"
+        return {
+            "items": [self.newer.as_json(), self.older.as_json()],
+            "subject": self.newer.subject,
+            "merge": f"lore tidy merge {ids}",
+            "keep": f"lore tidy keep {ids}",
+            "supersede": f"lore facts add --subject ... --supersedes {self.older.id} (or merge)",
+        }
+
+
+@dataclass(frozen=True)
+class Stale:
+    entry: Entry
+    reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.entry.as_json(), "reason": self.reason, "forget": f"lore tidy forget {self.entry.id}"}
+
+
+@dataclass(frozen=True)
+class Act:
+    """One row of the audit (lore.store.tidy.Action), as tidy lists it."""
+
+    id: int
+    at: datetime
+    action: str
+    items: tuple[str, ...]
+    target: str | None
+    reason: str | None
+    source: str
+    undone_at: datetime | None
+
+    def describe(self) -> str:
+        items = ", ".join(self.items)
+        done = {
+            "merge": f"merged {items} into {self.target}",
+            "keep": f"kept {items} apart",
+            "forget": f"forgot {items}" + (f" ({self.reason})" if self.reason else ""),
+            "supersede": f"{self.target} replaces {items}",
+        }[self.action]
+        undone = f"; undone {self.undone_at:%Y-%m-%d %H:%M}" if self.undone_at else ""
+        return f"{done} ({self.source}, {self.at:%Y-%m-%d %H:%M}{undone})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "at": self.at.isoformat(),
+            "action": self.action,
+            "items": list(self.items),
+            "target": self.target,
+            "reason": self.reason,
+            "source": self.source,
+            "undone_at": self.undone_at.isoformat() if self.undone_at else None,
+            "undo": None if self.undone_at else f"lore tidy undo {self.id}",
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    space: str
+    duplicates: list[Cluster]
+    conflicts: list[Conflict]
+    stale: list[Stale]
+    expired: int  # current-belief facts whose valid_to passed (hidden already)
+    facts: int  # current facts looked at
+    notes: int  # current notes looked at (handoffs and tasks aside)
+    usage_since: datetime | None  # the usage record's start (None: none yet)
+    unused_checked: bool  # whether the record is old enough to call an item unused
+    actions: list[Act] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.duplicates or self.conflicts or self.stale)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "facts": self.facts,
+            "notes": self.notes,
+            "duplicates": [c.as_json() for c in self.duplicates],
+            "conflicts": [c.as_json() for c in self.conflicts],
+            "stale": [s.as_json() for s in self.stale],
+            "expired": self.expired,
+            "usage_since": self.usage_since.isoformat() if self.usage_since else None,
+            "unused_checked": self.unused_checked,
+            "actions": [a.as_json() for a in self.actions],
+        }
+
+
+def _text(item: Fact | Note) -> similarity.Text:
+    if isinstance(item, Fact):
+        return similarity.Text.of(item.statement, item.subject)
+    return similarity.Text.of(f"{item.title or ''}\n{item.body}")
+
+
+def _apart(ids: Iterable[str], kept: Sequence[frozenset[str]]) -> bool:
+    """Whether a person or an agent already said to keep these items (all in one kept group)."""
+    wanted = frozenset(ids)
+    return any(wanted <= group for group in kept)
+
+
+def build(
+    space: str,
+    facts: Sequence[Fact],
+    notes: Sequence[Note],
+    *,
+    kept: Sequence[frozenset[str]] = (),
+    superseded: Mapping[str, str] | None = None,
+    gone: Callable[[Fact | Note], list[str]] | None = None,
+    unused: Iterable[str] = (),
+    expired: int = 0,
+    usage_since: datetime | None = None,
+    unused_checked: bool = False,
+    actions: Sequence[Act] = (),
+) -> Report:
+    """The report for `space`: `facts` and `notes` current, newest first; `kept` the groups said to
+    keep apart; `superseded` item -> the newer fact an agent said replaces it; `gone` the paths an
+    item names that are gone (None: not checked); `unused` the ids neither shown nor returned for
+    UNUSED_DAYS."""
+    superseded = superseded or {}
+    duplicates: list[Cluster] = []
+    conflicts: list[Conflict] = []
+    every: list[Fact | Note] = [*facts, *notes]
+    for items, clash in ((list[Fact | Note](facts), True), (list[Fact | Note](notes), False)):
+        groups = similarity.collapse(items, _text, conflicts=clash)
+        for g in groups:
+            cluster = (g.item, *g.similar)
+            if len(cluster) > 1 and not _apart((x.id for x in cluster), kept):
+                duplicates.append(Cluster(tuple(Entry.of(x) for x in cluster)))
+            for newer in g.conflicts:
+                older = g.item
+                if superseded.get(older.id) == newer.id or _apart((newer.id, older.id), kept):
+                    continue
+                conflicts.append(Conflict(Entry.of(newer), Entry.of(older)))
+    stale: list[Stale] = []
+    spare = set(unused)
+    for item in every:
+        reasons = []
+        if item.id in superseded:
+            reasons.append(f"replaced by {superseded[item.id]} (an agent confirmed it)")
+        missing = gone(item) if gone is not None else []
+        if missing:
+            shown = ", ".join(missing[:3]) + (f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
+            reasons.append(f"names {shown}, which {'is' if len(missing) == 1 else 'are'} gone")
+        if item.id in spare:
+            reasons.append(f"neither shown at a session start nor returned by a search in {UNUSED_DAYS} days")
+        if reasons:
+            stale.append(Stale(Entry.of(item), "; ".join(reasons)))
+    return Report(
+        space,
+        duplicates,
+        conflicts,
+        stale,
+        expired,
+        len(facts),
+        len(notes),
+        usage_since,
+        unused_checked,
+        list(actions),
+    )
+
+
+def _line(e: Entry) -> str:
+    about = f" [{e.subject}]" if e.subject else "" if e.kind == "fact" else f" ({e.kind})"
+    text = " ".join(e.text.split())
+    if len(text) > 120:
+        text = text[:119] + "…"
+    return render.printable(f"  {e.id}{about} {text}  ({e.source}, {e.recorded_at:%Y-%m-%d})")
+
+
+def text(report: Report) -> str:
+    """The report for a person at a terminal, with the command for each act."""
+    r = report
+    out = [
+        f"Space {r.space}: {render.counted(r.facts, 'current fact')}, {render.counted(r.notes, 'note')} "
+        "(handoffs and tasks aside)."
+    ]
+    if r.clean:
+        out.append("Nothing to tidy: no near duplicates, likely conflicts or stale items.")
+    if r.duplicates:
+        out += ["", f"Near duplicates ({len(r.duplicates)}): the first is the newest, kept by a merge."]
+        for c in r.duplicates:
+            out += [_line(e) for e in c.items]
+            ids = " ".join(e.id for e in c.items)
+            out.append(f"    merge: lore tidy merge {ids}   keep all: lore tidy keep {ids}")
+    if r.conflicts:
+        out += ["", f"Likely conflicts ({len(r.conflicts)}): the newer first."]
+        for k in r.conflicts:
+            out += [_line(k.newer), _line(k.older)]
+            ids = f"{k.newer.id} {k.older.id}"
+            out.append(
+                f"    merge into the newer: lore tidy merge {ids}   both hold: lore tidy keep {ids}   "
+                f"the older is wrong: lore tidy forget {k.older.id}"
+            )
+    if r.stale:
+        out += ["", f"Stale ({len(r.stale)}):"]
+        for s in r.stale:
+            out += [_line(s.entry), f"    {s.reason}: lore tidy forget {s.entry.id}"]
+    if r.expired:
+        out += [
+            "",
+            f"{render.counted(r.expired, 'fact')} stopped being true (valid_to passed): kept as history, "
+            "hidden from session starts and recall.",
+        ]
+    if not r.unused_checked:
+        since = f" since {r.usage_since:%Y-%m-%d}" if r.usage_since else " yet"
+        out += [
+            "",
+            f"Unused items are not flagged: lore has recorded usage{since} (needs {UNUSED_DAYS} days).",
+        ]
+    if r.actions:
+        out += ["", "Recent tidy actions (lore tidy undo ID):"]
+        out += [f"  {a.id}: {a.describe()}" for a in r.actions[:10]]
+    return "\n".join(out)
