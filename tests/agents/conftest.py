@@ -57,6 +57,7 @@ def project(tmp_path: Path, pg_data_dir: Path, conn: psycopg.Connection) -> Proj
     env.setdefault("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env.update({"HOME": str(home), "LORE_DATA_DIR": str(pg_data_dir), "LORE_CONFIG": str(config)})
+    env["LORE_HOOK_DEADLINE"] = "3"  # as lore_env: on 2 loaded cores a hook can wait a second for a core
     return Project(root, other, home, env)
 
 

@@ -46,7 +46,12 @@ def test_hosted_install_brings_memory_and_tools_over_http(
             )
             assert resp.status_code == 201, resp.text
 
-        env = {"PATH": lore_env["PATH"], "LORE_DATA_DIR": lore_env["LORE_DATA_DIR"], "LORE_TOKEN": alice}
+        env = {
+            "PATH": lore_env["PATH"],
+            "LORE_DATA_DIR": lore_env["LORE_DATA_DIR"],
+            "LORE_TOKEN": alice,
+            "LORE_HOOK_DEADLINE": lore_env["LORE_HOOK_DEADLINE"],  # 0.9 s failed open under load
+        }
         installed = subprocess.run(
             [LORE, "install", "claude-code", "--server", server.url],
             env={**env, "HOME": str(claude_home)},

@@ -44,6 +44,7 @@ def project(tmp_path: Path, pg_data_dir: Path, conn: psycopg.Connection) -> tupl
         "LORE_DATA_DIR": str(pg_data_dir),
         "LORE_CONFIG": str(config),
         "LORE_EMBEDDER": "broken",
+        "LORE_HOOK_DEADLINE": "3",  # as lore_env: on 2 loaded cores a hook can wait a second for a core
     }
     return work, env
 

@@ -28,9 +28,7 @@ class NoteStored(TypedDict):
     kind: str
     space: str
     duplicate: NotRequired[bool]
-    similar: NotRequired[list[str]]
-    conflicts: NotRequired[list[str]]
-    superseded: NotRequired[list[str]]
+    similar: NotRequired[list[str]]  # (notes have no subject: no conflicts, nothing superseded)
 
 
 class Recalled(TypedDict):
