@@ -56,9 +56,10 @@ def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: f
 
 class Session:
     """One psql process for a read and a write after it: the same connection, no second process.
-    `read(script)` sends a script whose last statement prints one JSON document on one line and
-    returns it parsed; `finish(script)` sends the last statement (its output is not read), ends psql
-    and waits at most `timeout`; a psql still running then is killed. Used as a context manager."""
+    `read(script)` sends a script whose last statement prints one JSON document (each statement
+    ended by `;`) and returns it parsed; `finish(script)` sends the last statement (its output is
+    not read), ends psql and waits at most `timeout`; a psql still running then is killed. Used as
+    a context manager."""
 
     def __init__(self, url: str, variables: Mapping[str, str], *, timeout: float) -> None:
         args, env = _command(url, variables, timeout)
@@ -72,17 +73,21 @@ class Session:
         )
 
     def read(self, script: str, *, timeout: float) -> Any:
+        """Send `script` and return the JSON document its last statement prints. The document may be
+        many lines (json_agg puts a newline between elements) and the pipe may cut it anywhere, a
+        line's end included: what ends it is a line psql echoes after it, one no document can hold."""
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
+        end = f"lore-end-{os.urandom(8).hex()}".encode()
         try:
-            proc.stdin.write(script.encode())
+            proc.stdin.write(script.rstrip("\n").encode() + b"\n\\echo " + end + b"\n")
             proc.stdin.flush()
         except OSError:
             raise StoreError(self._failure()) from None
         deadline = time.monotonic() + timeout
-        line = b""
+        out = bytearray()
         fd = proc.stdout.fileno()
-        while not line.endswith(b"\n"):
+        while not (out.endswith(b"\n" + end + b"\n") or out == end + b"\n"):
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 self.kill()
@@ -90,8 +95,8 @@ class Session:
             chunk = os.read(fd, 1 << 16)
             if not chunk:  # psql ended: its error is on stderr
                 raise StoreError(self._failure())
-            line += chunk
-        return json.loads(line)
+            out += chunk
+        return json.loads(out[: -len(end) - 1])
 
     def finish(self, script: str, *, timeout: float) -> None:
         proc = self._proc
