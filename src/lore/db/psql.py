@@ -101,13 +101,26 @@ class Session:
     def finish(self, script: str, *, timeout: float) -> None:
         proc = self._proc
         assert proc.stdin is not None
+        assert proc.stdout is not None
+        late = StoreError(f"the database did not take the write within {timeout:.2f}s")
         try:
             proc.stdin.write(script.encode())
             proc.stdin.close()
-            code = proc.wait(timeout=max(0.01, timeout))
-        except (OSError, subprocess.TimeoutExpired):
+        except OSError:
             self.kill()
-            raise StoreError(f"the database did not take the write within {timeout:.2f}s") from None
+            raise late from None
+        # psql's stdout closes when it exits: wait for that on the pipe (Popen.wait with a timeout
+        # polls with sleeps, which cost the hook several ms), then reap it.
+        deadline = time.monotonic() + max(0.01, timeout)
+        fd = proc.stdout.fileno()
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self.kill()
+                raise late
+            if not os.read(fd, 1 << 16):
+                break
+        code = proc.wait()
         if code != 0:
             raise StoreError(self._failure())
 
