@@ -6,9 +6,11 @@ lists the sections of the files it does not load itself, never those it does."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -226,6 +228,35 @@ def test_migration_13_keys_existing_sections_by_their_workspace_and_loses_none(
 ) -> None:
     """Sections imported before migration 0013 keep their notes: each row gets the workspace its note
     was written from, and the next import in that repository adopts it (no new note, no forget)."""
+    with _functions_kept(conn):
+        _migration_13(tmp_path, lore_env, conn)
+
+
+@contextlib.contextmanager
+def _functions_kept(conn: psycopg.Connection) -> Iterator[None]:
+    """Every SQL function of lore's as it is now, put back afterwards: running 0013 again redefines
+    lore_session_snapshot as 0013 wrote it, and the tests after this one (same database) read the
+    snapshot without what later migrations added (0015's superseded facts: a fact replaced by a
+    newer one was shown)."""
+    kept = [
+        row[0]
+        for row in conn.execute(
+            "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = 'public' AND p.prokind = 'f' AND NOT EXISTS "
+            "(SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')"
+        )
+    ]
+    conn.commit()
+    try:
+        yield
+    finally:
+        conn.rollback()
+        for definition in kept:
+            conn.execute(definition)
+        conn.commit()
+
+
+def _migration_13(tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection) -> None:
     repo = _repo(tmp_path, "acme", "# Acme\n\n## Deploy\n\nmake ship.\n")
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "work"\npaths = ["{repo}"]\n')
     # the table as migrations 0005 and 0010 left it (their own statements: the schema ends the same)
