@@ -1379,6 +1379,13 @@ CREATE INDEX facts_current_by_space ON public.facts USING btree (space, recorded
 
 
 --
+-- Name: facts_current_validity; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_current_validity ON public.facts USING btree (space) INCLUDE (valid_from, valid_to) WHERE (superseded_at IS NULL);
+
+
+--
 -- Name: facts_expired; Type: INDEX; Schema: public; Owner: -
 --
 

@@ -19,6 +19,8 @@ _SQL = r"""
 \set ON_ERROR_STOP on
 BEGIN;
 SET LOCAL statement_timeout = :timeout_ms;
+-- One query a session waits on: parallel workers' start-up costs more than they save (5-10 ms here).
+SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT to_regproc('lore_session_snapshot') IS NOT NULL AS current \gset
 \if :current
 SELECT lore_session_snapshot(:'spaces'::text[], :'workspace', :max_rows, :'space', :'root', :handoff_hours,
