@@ -3,9 +3,12 @@ Also the suite-wide settings: Hypothesis's profiles and the per-test timeouts (p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -33,7 +36,34 @@ if _MADE_ROOT_BASE:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _MADE_ROOT_BASE:
+        _stop_left_running(Path(os.environ["LORE_ROOT_BASE"]))
         shutil.rmtree(os.environ["LORE_ROOT_BASE"], ignore_errors=True)
+
+
+def _stop_left_running(base: Path) -> None:
+    """A safety net: every cluster under this run's root base that a test left running is shut
+    down (SIGQUIT, PostgreSQL's immediate shutdown) before the base is removed; only this run's
+    clusters live there."""
+    pids = []
+    for pid_file in base.glob("embedded/*/pg/postmaster.pid"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            pid = int(pid_file.read_text().split()[0])
+            os.kill(pid, signal.SIGQUIT)
+            pids.append(pid)
+    deadline = time.monotonic() + 10
+    while pids and time.monotonic() < deadline:
+        pids = [pid for pid in pids if _alive(pid)]
+        time.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # Hypothesis. On a developer's machine ("dev"): random examples, and every failing example is kept in
@@ -151,4 +181,7 @@ def lore_env(pg_data_dir: Path, tmp_path: Path, conn: psycopg.Connection) -> dic
         # starting, a hook process can wait a second for a core and would then fail open. The tests
         # of the deadline itself set 0.9 (tests/integration/test_hook.py, tests/http/test_hosted_hook.py).
         "LORE_HOOK_DEADLINE": "3",
+        # As root, where the test clusters live: a lore started without it would look for (and
+        # start) the cluster under /var/lib/lore, where nothing removes it after the tests.
+        **({"LORE_ROOT_BASE": os.environ["LORE_ROOT_BASE"]} if os.environ.get("LORE_ROOT_BASE") else {}),
     }

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+import psycopg_pool
 import pytest
 
 from lore.core import ranking
@@ -173,6 +174,30 @@ def test_worker_embeds_soon_and_outlives_a_broken_embedder(db_url: str, conn: ps
     assert worker.embedded == 1
     row = conn.execute("SELECT embedding_model, vector_dims(embedding) FROM notes").fetchone()
     assert row == ("fake-64", 64)
+
+
+def test_worker_waits_quietly_for_a_stopped_database(caplog: pytest.LogCaptureFixture) -> None:
+    """`lore db stop` under a running server: the worker's pool times out. It says it waits, in
+    one line, and never logs a traceback (the server's log is what a user reads)."""
+    calls: list[int] = []
+
+    @contextmanager
+    def connect() -> Iterator[psycopg.Connection]:
+        calls.append(1)
+        raise psycopg_pool.PoolTimeout("couldn't get a connection after 3.00 sec")
+        yield  # pragma: no cover
+
+    worker = Worker(connect, Runner({"LORE_EMBEDDER": "fake"}), poll=0.01)
+    with caplog.at_level("INFO", logger="lore"):
+        worker.start()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not calls:
+            time.sleep(0.01)
+        worker.stop()
+    assert calls
+    waits = [r for r in caplog.records if "waits for the database" in r.getMessage()]
+    assert waits and all(r.exc_info is None for r in caplog.records), caplog.text
+    assert "Traceback" not in caplog.text
 
 
 def test_keyword_pool_is_bounded_and_keeps_every_word_matches(conn: psycopg.Connection) -> None:

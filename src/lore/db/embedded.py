@@ -113,8 +113,10 @@ def pgdata_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _root_base(env: Mapping[str, str] | None) -> Path:
+    """LORE_ROOT_BASE of `env`, else of this process (a machine's setting, not one command's),
+    else ROOT_BASE."""
     source = os.environ if env is None else env
-    return Path(source.get("LORE_ROOT_BASE") or ROOT_BASE)
+    return Path(source.get("LORE_ROOT_BASE") or os.environ.get("LORE_ROOT_BASE") or ROOT_BASE)
 
 
 def _reachable(path: Path) -> bool:

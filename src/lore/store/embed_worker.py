@@ -20,6 +20,7 @@ from psycopg import sql
 
 from lore.core.config import EmbedderSettings
 from lore.core.errors import LoreError
+from lore.core.redact import redact
 from lore.embeddings import EmbedderError, to_pgvector
 from lore.embeddings.runner import Runner
 
@@ -200,6 +201,10 @@ class Worker:
             except LoreError as exc:
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
                 log.info("embedding worker waits for the database: %s", exc.message)
+            except psycopg.OperationalError as exc:  # stopped (`lore db stop`), restarted, or down
+                backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
+                first = (redact(str(exc)).splitlines() or [type(exc).__name__])[0]
+                log.info("embedding worker waits for the database: %s", first)
             except Exception:  # never let the worker die; the next round retries
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
                 log.exception("embedding worker error")
