@@ -884,6 +884,9 @@ class StartResult:
     irrelevant: int
     facts: int
     copy_examples: list[tuple[str, str]] = field(default_factory=list)  # (earlier line, its copy)
+    folded: int = 0  # facts folded behind a shown one ("+N similar", the first 3 named)
+    wrong_folds: int = 0  # ... that say something else (another concept or value)
+    wrong_examples: list[tuple[str, str]] = field(default_factory=list)  # (shown line, hidden fact)
 
 
 def measure_start(api: Api, sim: Simulation, project: Project) -> StartResult:
@@ -893,12 +896,30 @@ def measure_start(api: Api, sim: Simulation, project: Project) -> StartResult:
     t = sim.truth
     seen: dict[tuple[str, str, str], str] = {}
     examples: list[tuple[str, str]] = []
-    good = fact_chars = copies = stale = irrelevant = facts = 0
+    good = fact_chars = copies = stale = irrelevant = facts = folded = wrong = 0
+    wrong_examples: list[tuple[str, str]] = []
     for line in text.splitlines():
         found = re.search(r"\[(f_\d+)[ \]·]", line)
         if not line.startswith("- ") or not found:
             continue
         item = t.items.get(found.group(1))
+        hidden = re.search(r"\+\d+ similar: ([^;)]*)", line)
+        for other in re.findall(r"f_\d+", hidden.group(1)) if hidden else ():
+            folded += 1
+            said = t.items.get(other)
+            if (
+                item is not None
+                and said is not None
+                and (said.project, said.concept, said.value)
+                != (
+                    item.project,
+                    item.concept,
+                    item.value,
+                )
+            ):
+                wrong += 1
+                if len(wrong_examples) < 5:
+                    wrong_examples.append((line, said.text))
         facts += 1
         size = len(line) + 1
         fact_chars += size
@@ -927,6 +948,9 @@ def measure_start(api: Api, sim: Simulation, project: Project) -> StartResult:
         irrelevant,
         facts,
         examples,
+        folded,
+        wrong,
+        wrong_examples,
     )
 
 
@@ -1397,7 +1421,12 @@ def _start_row(label: str, run: dict[str, Any]) -> str:
     copies = sum(x["copies"] for x in s)
     stale = sum(x["stale"] for x in s)
     per = " / ".join(f"{x['good_chars'] / max(1, x['chars']):.2f}" for x in s)
-    return f"| {label} | {good / max(1, chars):.2f} ({per}) | {copies} | {stale} | {sum(x['facts'] for x in s)} |"
+    folded = sum(x.get("folded", 0) for x in s)
+    wrong = sum(x.get("wrong_folds", 0) for x in s)
+    return (
+        f"| {label} | {good / max(1, chars):.2f} ({per}) | {copies} | {stale} | {sum(x['facts'] for x in s)} "
+        f"| {folded} | {wrong} |"
+    )
 
 
 def report(
@@ -1465,6 +1494,14 @@ def report(
         "precision falls below 0.9 under 0.45); vectors were measured and do no better on these (docs/decisions.md)."
         if left
         else "No copy was injected."
+    )
+    wrong_folds = sum(x.get("wrong_folds", 0) for x in new["starts"])
+    folded = sum(x.get("folded", 0) for x in new["starts"])
+    copies_note += (
+        f' Of the {folded} facts folded behind a shown one ("+N similar", the first three named), '
+        f"{wrong_folds} say something else by the ground truth (another concept or value): a fact folded "
+        "wrongly is hidden, which is worse than a copy shown, so the rule keeps one sentence with its slots "
+        "filled differently apart (`Bug in billing: a double charge …` / `Bug in auth: a blank page …`)."
     )
     verdict = {True: "**PASS**", False: "**FAIL**"}
     left_copies = sum(x["copies"] for x in new["starts"])
@@ -1547,8 +1584,8 @@ For comparison, pg_trgm-style trigram similarity (precision/recall): {trig}. Min
 fact lines that are distinct, current and about this repository or the personal space, then per
 repository: acme-api / acme-web / acme-infra / tinyparse / notely / dotfiles):
 
-| run | share on distinct, current, relevant facts | copies injected | stale facts injected | fact lines |
-|---|---|---:|---:|---:|
+| run | share on distinct, current, relevant facts | copies injected | stale facts injected | fact lines | facts folded behind a shown one | of them another fact |
+|---|---|---:|---:|---:|---:|---:|
 {chr(10).join(starts)}
 
 {copies_note}

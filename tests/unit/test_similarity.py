@@ -85,6 +85,78 @@ def test_without_a_subject_more_words_must_match_and_notes_never_conflict() -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "now"),
+    [
+        ("The tests now need xvfb instead of a running PostgreSQL.", {"test", "need", "xvfb"}),
+        ("CI moved from Buildkite to CircleCI.", {"ci", "circleci"}),
+        ("Production moved from fly.io to Render.", {"production", "rend"}),  # (a light stem)
+        ("Tests now run with make test, not pytest -q anymore.", {"test", "run", "make"}),
+        ("Deploy with make ship now; ./scripts/deploy.sh is deprecated.", {"deploy", "make", "ship"}),
+        ("The dev server moved to port 3000.", {"dev", "serv", "port", "3000"}),  # only where it went
+        # not a change lore can read: a negation, or nothing left once the old value is out
+        ("The API does not support pagination", None),
+        ("Python 3.11 is deprecated.", None),
+        ("Tests run with make test.", None),
+    ],
+)
+def test_what_a_change_statement_says_is_true_now(text: str, now: set[str] | None) -> None:
+    assert Text.of(text, "proj").now == (None if now is None else frozenset(now))
+
+
+def test_a_change_statement_against_a_plain_one_is_read_as_its_new_value() -> None:
+    change = "The tests now need xvfb instead of a running PostgreSQL."
+    assert relation("Tests require xvfb.", change) == SIMILAR_TO  # the new value, said again
+    assert relation("The tests need xvfb.", change) == SIMILAR_TO
+    assert relation("The tests need a running PostgreSQL.", change) == CONFLICTS  # the old value
+    # the issue's conflict is read from the whole text still
+    assert relation("Deploys go to Render, not fly.io anymore", "Deploys go to fly.io") == CONFLICTS
+    assert relation("Deploys go to Render", "Deploys go to Render, not fly.io anymore") == SIMILAR_TO
+    # a negation is not a change lore reads: `does not support` contradicts `supports`
+    assert relation("The API does not support pagination", "The API supports pagination") == CONFLICTS
+
+
+def test_a_tool_and_its_doer_share_a_stem() -> None:
+    """`linter` -> `lint`, `server` -> `serv`: `Lint with eslint` restates `The linter is eslint`;
+    another linter does not."""
+    stem = similarity.stem
+    assert stem("linter") == "lint" and stem("server") == "serv" and stem("engineer") == "engineer"
+    eslint = Text.of("The linter is eslint.", "acme-web")
+    assert similarity.relation(Text.of("Lint with eslint.", "acme-web"), eslint) == SIMILAR_TO
+    assert similarity.relation(Text.of("The linter is biome.", "acme-web"), eslint) != SIMILAR_TO
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Bug in billing: a double charge when the queue is full; the fix is in review.",
+            "Bug in auth: a blank page when the queue is full; the fix is in review.",
+        ),
+        ("charts logs go to the local disk at level debug.", "charts logs go to stdout at level debug."),
+        (
+            "The billing schema has a unique index on updated_at.",
+            "The billing schema has a migration order index on updated_at.",
+        ),
+        (
+            "Yuki knows the history of the dns plugin loader.",
+            "Yuki knows the history of the queues plugin loader.",
+        ),
+    ],
+)
+def test_one_sentence_with_its_slots_filled_differently_is_not_a_copy(a: str, b: str) -> None:
+    """The same words in the same order but for short runs put in place of each other: two facts
+    from one pattern, each worth showing (folding one behind the other would hide it)."""
+    for subject in ("acme-web", None):
+        assert similarity.relation(Text.of(a, subject), Text.of(b, subject), conflicts=False) is None
+
+
+def test_a_restatement_that_moves_or_adds_words_is_still_a_copy() -> None:
+    a = Text.of("Tests run with make test; they need Chromium.", "proj")
+    b = Text.of("The tests are run with 'make test' and need chromium", "proj")
+    assert similarity.relation(b, a) == SIMILAR_TO
+
+
 def test_folding_keeps_the_first_of_each_and_lists_what_it_may_contradict() -> None:
     items = [
         fact(4, "Deploys go to Render, not fly.io anymore"),

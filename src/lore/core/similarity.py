@@ -13,9 +13,9 @@ operations per item (docs/design.md, Duplicates and conflicts).
 - **Conflict** (facts only): about the same subject, at least CONFLICT_MIN of the content words
   shared, not similar, and either a sign of a change or words on both sides the other lacks
   (`Deploys go to fly.io` / `Deploys go to Render`).
-
-The thresholds come from bench/month_six.py's labelled restatement pairs (docs/benchmarks.md,
-"Month six"; the choice in docs/decisions.md).
+- A **change statement** (`Tests now need xvfb instead of PostgreSQL`, `CI moved from Buildkite to
+  CircleCI`) is compared with a plain one as what it says is true now (its words less the value it
+  says went away, `now`): `Tests require xvfb` repeats it, `Tests require PostgreSQL` does not.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Generic, TypeVar
 
@@ -39,6 +40,8 @@ SWAP = 2  # at most this many words on each side in a value put in place of anot
 # `The project runs on Python 3.13`.
 ANCHOR_WORDS = 6
 ANCHOR_SHARE = 0.3
+SLOT_RUN = 3  # at most this many words on each side in one run of `_slot`'s filled slots
+SLOT_SHARED = 3  # shared words that make the rest a slot filled differently (`_slot`)
 MAX_WORDS = 400  # content words compared per item (a long note: its first ones)
 
 _WORD = re.compile(r"\w+")
@@ -74,6 +77,8 @@ def stem(word: str) -> str:
     """A light English stem: `tests` -> `test`, `deploys` -> `deploy`, `running` -> `run`."""
     if len(word) <= 3 or word.isdigit():
         return word
+    if len(word) >= 6 and word.endswith("er") and not word.endswith("eer"):
+        return word[:-2]  # linter -> lint, server -> serv (as served -> serv)
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith("ss"):
@@ -98,6 +103,25 @@ class Text:
     subject: str | None  # case-folded; None: none
     lead: str | None = None  # the first content word: what the sentence is about
     marked: frozenset[str] = frozenset()  # words written like a name or a value (Render, fly.io, 3.12)
+    # A change statement's words less those of the value it says went away (`now need xvfb instead
+    # of PostgreSQL`: without `postgresql`); None: not a change statement lore can read.
+    now: frozenset[str] | None = None
+    order: tuple[str, ...] = ()  # the content words in the order written (`_slot`)
+
+    def current(self) -> Text:
+        """A change statement as what it says is true now: a plain statement of the new value."""
+        if self.now is None:
+            return self
+        return Text(
+            self.key,
+            self.now,
+            frozenset(),
+            self.numbers & self.now,
+            self.subject,
+            self.lead,
+            self.marked & self.now,
+            order=tuple(w for w in self.order if w in self.now),
+        )
 
     @classmethod
     def of(cls, text: str, subject: str | None = None) -> Text:
@@ -109,6 +133,7 @@ class Text:
         folded = _fold(text)
         same = len(text) == len(folded)  # positions of `text` hold in `folded` (the usual case)
         source = text if same else folded
+        placed: list[tuple[str, int]] = []  # each word and where it starts
         for found in _TERM.finditer(source):
             raw = found.group()
             token = raw.lower() if same else raw
@@ -134,9 +159,11 @@ class Text:
                     marked.add(word)
             lead = lead or word
             words.add(word)
+            placed.append((word, found.start()))
             if len(words) >= MAX_WORDS:
                 break
         about = _fold(subject).strip() if subject else None
+        now = _now(source, placed, words) if cues else None
         return cls(
             key(text),
             frozenset(words),
@@ -145,7 +172,35 @@ class Text:
             about or None,
             lead,
             frozenset(marked),
+            now,
+            tuple(w for w, _ in placed),
         )
+
+
+# Where a change statement names the value that went away: `from X to`, `instead of X`, `, not X`,
+# `; X was dropped` (the span of X). Read only in a text with a change word (CUES).
+_V = r"(?:[^.;,]|\.(?=[\w/]))"  # a value's characters: a dot only inside one (`fly.io`, `./x.sh`)
+_GONE = re.compile(
+    rf"\bfrom\s+(?P<a>{_V}+?)\s+to\b"
+    rf"|\binstead\s+of\s+(?P<b>{_V}+)"
+    rf"|,\s*not\s+(?P<c>{_V}+)"
+    rf"|(?:^|[;.]\s+|;)(?P<d>{_V}+?)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+"
+    r"(?:dropped|replaced|deprecated|removed)\b",
+    re.IGNORECASE,
+)
+# A change that names only where it went (`The dev server moved to port 3000`): every word is new.
+_ARRIVED = re.compile(r"\b(?:moved|switched|migrated|changed)\s+to\b", re.IGNORECASE)
+
+
+def _now(text: str, placed: list[tuple[str, int]], words: set[str]) -> frozenset[str] | None:
+    """What a change statement says is true now: its words less those of the value it says went
+    away; all of them when it names only where something went. None: lore cannot read it."""
+    spans = [found.span(name) for found in _GONE.finditer(text) for name in "abcd" if found.group(name)]
+    if spans:
+        gone = {w for w, at in placed if any(start <= at < end for start, end in spans)}
+        kept = {w for w, at in placed if not any(start <= at < end for start, end in spans)}
+        return frozenset(kept) if kept and gone - kept else None
+    return frozenset(words) if _ARRIVED.search(text) else None
 
 
 # A term: a word, or words joined by . - / : (`fly.io`, `make-test`, `src/app.py`, `test:ci`).
@@ -209,26 +264,63 @@ SAME, SIMILAR_TO, CONFLICTS = "same", "similar", "conflict"
 
 def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     """How `new` relates to `old`: SAME, SIMILAR_TO, CONFLICTS (only when `conflicts`: facts), or
-    None (unrelated)."""
+    None (unrelated). A change statement against a plain one is read as what it says is true now
+    (`Text.current`)."""
     if new.key == old.key and new.subject == old.subject:
         return SAME
     if not (new.subject is None or old.subject is None or new.subject == old.subject):
         return None
+    a, b = _as_now(new, old), _as_now(old, new)
     # Each about something the other does not mention (`the cli module …` / `the index module …`);
     # a text may lead with its subject.
     leads = {new.lead, old.lead} - {new.subject, old.subject}
     if len(leads) == 2 and new.lead not in old.words and old.lead not in new.words:
         return None
-    score = overlap(new, old)
-    changed = _changed(new, old)
-    swapped = _swapped(new, old)
+    score = overlap(a, b)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    alike = score >= needed or (score >= ANCHOR_SHARE and _anchored(new, old))
-    if alike and not changed and not swapped and not _other_names(new, old):
+    alike = score >= needed or (score >= ANCHOR_SHARE and _anchored(a, b))
+    if alike and _agree(a, b):
         return SIMILAR_TO
-    if conflicts and new.subject == old.subject and score >= CONFLICT_MIN and (changed or swapped):
+    if a is not new or b is not old:
+        score = overlap(new, old)
+    if (
+        conflicts
+        and new.subject == old.subject
+        and score >= CONFLICT_MIN
+        and (_changed(new, old) or _swapped(new, old))
+    ):
         return CONFLICTS
     return None
+
+
+def _as_now(a: Text, b: Text) -> Text:
+    """`a` as what it says is true now when it is a change statement and `b` a plain one."""
+    return a.current() if a.now is not None and not b.cues else a
+
+
+def _agree(a: Text, b: Text) -> bool:
+    """No sign that they say different things: no change word on one side only, no value swapped
+    for another, no name on each side the other lacks, no slot filled differently."""
+    return not _changed(a, b) and not _swapped(a, b) and not _other_names(a, b) and not _slot(a, b)
+
+
+def _slot(a: Text, b: Text) -> bool:
+    """One sentence with its slots filled differently: the same words in the same order but for
+    short runs (at most SWAP words on each side) put in place of each other, with at least
+    SLOT_SHARED words the same (`Bug in billing: a double charge …` / `Bug in auth: a crash …`,
+    `… level info` / `… level warning`). A restatement moves, adds or drops words."""
+    if not a.order or not b.order:
+        return False
+    shared = 0
+    replaced = False
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a.order, b.order, autojunk=False).get_opcodes():
+        if tag == "equal":
+            shared += i2 - i1
+        elif tag == "replace" and i2 - i1 <= SLOT_RUN and j2 - j1 <= SLOT_RUN:
+            replaced = True
+        else:
+            return False
+    return replaced and shared >= SLOT_SHARED
 
 
 @dataclass(frozen=True)
