@@ -1558,10 +1558,11 @@ similar / as a likely conflict in the answer):
 |---|---:|---:|---:|---:|---:|
 {chr(10).join(rows)}
 
-The generator is harder on precision than real text: most pairs named wrongly are one-off facts made
-from one template with one slot changed (`Bug in lexer: a blank page when the queue is full` / `... a
-double charge when ...`), which words alone take for restatements, and notes of sibling repositories
-of one space written from one skeleton; most conflicts named wrongly are such facts with a value
+The generator is harder on precision than real text: one-off facts are made from one sentence with
+its slots filled differently (`Bug in lexer: a blank page when the queue is full` / `... a double
+charge when ...`), which the rule keeps apart (the same words in the same order but for short runs
+swapped); most pairs still named wrongly are notes of sibling repositories of one space written from
+one skeleton, and most conflicts named wrongly are one-off facts with a value
 swapped (`Set DEBUG_SQL=1 to ...` / `Set NO_CACHE=1 to ...`). Exact copies not refused were written
 without the subject the first copy had (a different fact, by lore's rule).
 
