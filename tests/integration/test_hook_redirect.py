@@ -84,6 +84,9 @@ def test_a_redirect_is_refused_and_the_token_stays_home(
             "LORE_DATA_DIR": str(tmp_path / "data"),
             "LORE_URL": server.url,
             "LORE_TOKEN": TOKEN,
+            # the suite's hook deadline (tests/conftest.py, lore_env): at 0.9 s a hook process
+            # waiting for a core under the parallel run gave up before it asked (CI, 302)
+            "LORE_HOOK_DEADLINE": "3",
         }
         ran = subprocess.run(
             [LORE, "hook", "session-start", "--client", "claude-code"],
