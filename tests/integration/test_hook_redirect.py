@@ -99,7 +99,8 @@ def test_a_redirect_is_refused_and_the_token_stays_home(
     finally:
         server.close()
     assert ran.returncode == 0 and ran.stdout == "", ran.stdout  # nothing injected
-    assert len(server.seen) == 1 and server.seen[0].get("authorization") == f"Bearer {TOKEN}"
+    assert len(server.seen) == 1, [e.detail for e in hooklog.entries(env)]
+    assert server.seen[0].get("authorization") == f"Bearer {TOKEN}"
     assert elsewhere.seen == []  # never asked: the token did not travel
     [entry] = hooklog.entries(env)
     assert not entry.ok and "redirect" in entry.detail and str(code) in entry.detail
@@ -148,5 +149,6 @@ def test_config_push_refuses_a_redirect_too(code: int, elsewhere: _Server, tmp_p
     assert ran.returncode != 0 and "Traceback" not in ran.stderr, ran.stderr
     assert f"redirect ({code}) to {elsewhere.url}" in ran.stderr and "LORE_URL" in ran.stderr, ran.stderr
     assert "pw" not in ran.stderr and TOKEN not in ran.stderr + ran.stdout
-    assert len(server.seen) == 1 and server.seen[0].get("authorization") == f"Bearer {TOKEN}"
+    assert len(server.seen) == 1, [e.detail for e in hooklog.entries(env)]
+    assert server.seen[0].get("authorization") == f"Bearer {TOKEN}"
     assert elsewhere.seen == []  # the token and the config stayed home
