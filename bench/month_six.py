@@ -1228,7 +1228,11 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         "LORE_CONFIG": str(tmp / "config.toml"),
         "LORE_EMBEDDER": "local",
         "LORE_HOOK_DEADLINE": "3",
+        # as root the cluster goes under the root base: a temporary one, removed with the run (under
+        # /var/lib/lore, the default, nothing removed it)
+        "LORE_ROOT_BASE": tempfile.mkdtemp(prefix="lore-month6-root-", dir="/tmp"),
     }
+    os.chmod(env["LORE_ROOT_BASE"], 0o755)  # passable for the server's user, as /var/lib/lore is
     for key in ("PYTHONPATH", "LORE_MODELS_DIR"):
         if os.environ.get(key):
             env[key] = os.environ[key]
@@ -1345,6 +1349,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             "tidy": tidy_counts,
             "hook_target": target.__dict__,
             "tmp": str(tmp),
+            "root_base": env["LORE_ROOT_BASE"],
         }
     finally:
         if args.keep:
@@ -1358,6 +1363,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
 
                 emb.stop(env)
             shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(env["LORE_ROOT_BASE"], ignore_errors=True)
 
 
 def baseline(args: argparse.Namespace) -> dict[str, Any]:
@@ -1397,7 +1403,7 @@ def release(run: dict[str, Any] | None) -> None:
             capture_output=True,
             check=False,
         )
-    for key in ("tmp", "source"):
+    for key in ("tmp", "source", "root_base"):
         if run.get(key):
             shutil.rmtree(run[key], ignore_errors=True)
 
