@@ -157,6 +157,20 @@ def test_a_restatement_that_moves_or_adds_words_is_still_a_copy() -> None:
     assert similarity.relation(b, a) == SIMILAR_TO
 
 
+def test_short_statements_naming_the_same_values_need_not_lead_alike() -> None:
+    served = Text.of("Locally the app is served on port 3000.", "acme-api")
+    assert (
+        similarity.relation(Text.of("The dev server listens on port 3000.", "acme-api"), served) == SIMILAR_TO
+    )
+    assert (
+        similarity.relation(Text.of("The dev server listens on port 8000.", "acme-api"), served) != SIMILAR_TO
+    )
+    # longer sentences about different things still need what each leads with in the other
+    cli = Text.of("The cli module must not import from billing: it breaks the build cache.", "acme-api")
+    index = Text.of("The index module must not import from billing: it breaks the build cache.", "acme-api")
+    assert similarity.relation(cli, index) is None
+
+
 def test_folding_keeps_the_first_of_each_and_lists_what_it_may_contradict() -> None:
     items = [
         fact(4, "Deploys go to Render, not fly.io anymore"),

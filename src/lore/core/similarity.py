@@ -271,12 +271,16 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     if not (new.subject is None or old.subject is None or new.subject == old.subject):
         return None
     a, b = _as_now(new, old), _as_now(old, new)
+    score = overlap(a, b)
+    # Two short statements naming the same values need not lead alike (`The dev server listens on
+    # port 3000` / `Locally the app is served on port 3000`).
+    if score >= ANCHOR_SHARE and _anchored(a, b) and _agree(a, b):
+        return SIMILAR_TO
     # Each about something the other does not mention (`the cli module …` / `the index module …`);
     # a text may lead with its subject.
     leads = {new.lead, old.lead} - {new.subject, old.subject}
     if len(leads) == 2 and new.lead not in old.words and old.lead not in new.words:
         return None
-    score = overlap(a, b)
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
     alike = score >= needed or (score >= ANCHOR_SHARE and _anchored(a, b))
     if alike and _agree(a, b):
