@@ -123,7 +123,7 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
                 status_code=401,
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        body, content_type = await anyio.to_thread.run_sync(metrics.render, state)
+        body, content_type = await anyio.to_thread.run_sync(metrics.render, state.transact)
         return Response(body, media_type=content_type)
 
     api.register(server, state, sign_in=options.sign_in, secret=auth.local_secret)
@@ -143,7 +143,7 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
         assert auth.local_secret is not None
         _mcp_route(app).app = guard.RequireLocalSecret(_mcp_route(app).app, auth.local_secret)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
-    from lore.http.web.app import mount
+    from lore.http.web.routes import mount
 
     app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
     metrics.enable()

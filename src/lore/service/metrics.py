@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from lore.service.runtime import Runtime
+from collections.abc import Callable
+from typing import Any
 
 ENABLED = False
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -148,16 +146,17 @@ def listen_event(event: str) -> None:
         _m.listen_events.labels(event).inc()
 
 
-def render(rt: Runtime) -> tuple[bytes, str]:
-    """The text a scrape gets: the embedding queue read now, then every metric (of every process
-    of this port, in multiprocess mode)."""
+def render(transact: Callable[[Callable[[Any], tuple[int, float]]], tuple[int, float]]) -> tuple[bytes, str]:
+    """The text a scrape gets: the embedding queue read now (through `transact`, the runtime's: this
+    module is below the runtime, which reports to it), then every metric (of every process of this
+    port, in multiprocess mode)."""
     from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 
     from lore.store import embed_worker
 
     if _m is not None:
         try:
-            depth, age = rt.transact(embed_worker.queue)
+            depth, age = transact(embed_worker.queue)
         except Exception:  # the database is away: the queue is not known now (its last value stays)
             pass
         else:

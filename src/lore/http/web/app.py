@@ -1,4 +1,4 @@
-"""The web UI's frame: mounting into `lore serve`, sign-in and sign-out, the guard every page goes
+"""The web UI's frame (its routes are lore.http.web.routes'): sign-in and sign-out, the guard every page goes
 through (session cookie, CSRF on every POST, loopback Host in local mode), rendering and errors. The
 checks it shares with the JSON API (Host, Origin, body size, the status of each error) are
 lore.request_guard's.
@@ -19,11 +19,9 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup, escape
-from starlette.applications import Starlette
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Route
 
 from lore.core import render, users
 from lore.core.config import Config
@@ -38,7 +36,7 @@ from lore.service.runtime import Runtime
 log = logging.getLogger("lore.http.web")
 SOURCE = "web"  # the `source` of everything written from the UI (as a client name would be)
 MAX_FORM = 256 * 1024
-_HEADERS = {
+HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -122,7 +120,7 @@ class UI:
         text = self.templates.get_template(template).render(
             request=request, path=request.url.path, sign_in_mode=self.sign_in, **context
         )
-        return HTMLResponse(text, status_code=status, headers=_HEADERS)
+        return HTMLResponse(text, status_code=status, headers=HEADERS)
 
     def page(
         self,
@@ -213,7 +211,7 @@ class UI:
                 if request.method != "GET":
                     return self.refuse(request, "You are not signed in (or your session ended).", 401)
                 target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-                return RedirectResponse(f"/sign-in?next={quote(target, safe='')}", 303, headers=_HEADERS)
+                return RedirectResponse(f"/sign-in?next={quote(target, safe='')}", 303, headers=HEADERS)
             viewer: Viewer | None = None
             try:
                 if request.method == "POST" and not await self.csrf_ok(request, session.secret):
@@ -253,7 +251,7 @@ class UI:
             secret = request.cookies.get(self.cookie_name(request), "")
             if secret and request.query_params.get("code") is None and await self.store.find(secret):
                 return RedirectResponse(
-                    _safe_next(request.query_params.get("next", "")), 303, headers=_HEADERS
+                    _safe_next(request.query_params.get("next", "")), 303, headers=HEADERS
                 )
             return self.sign_in_form(request)
         expected = request.cookies.get(_SIGNIN_COOKIE, "")
@@ -273,7 +271,7 @@ class UI:
             if principal is None:
                 return self.sign_in_form(request, status=401, error="That token is not valid.")
         session = await self.store.start(principal)
-        response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=_HEADERS)
+        response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=HEADERS)
         ttl = int(sessions.TTL.total_seconds())
         self.set_cookie(request, response, self.cookie_name(request), session.secret, ttl, "/")
         response.delete_cookie(_SIGNIN_COOKIE, path="/sign-in")
@@ -321,7 +319,7 @@ class UI:
             if not allowed:
                 return self.refuse(request, "Refused: this form's security token is missing or wrong.")
             await self.store.end(session.secret)
-        response = RedirectResponse("/sign-in?signed_out=1", 303, headers=_HEADERS)
+        response = RedirectResponse("/sign-in?signed_out=1", 303, headers=HEADERS)
         response.delete_cookie(name, path="/", secure=self.secure(request), httponly=True, samesite="strict")
         return response
 
@@ -330,7 +328,7 @@ class UI:
         if name not in _STATIC:
             return Response("not found", status_code=404, media_type="text/plain")
         body = resources.files("lore.http.web").joinpath("static", name).read_bytes()
-        headers = {**_HEADERS, "Cache-Control": "max-age=300"}
+        headers = {**HEADERS, "Cache-Control": "max-age=300"}
         return Response(body, media_type=_STATIC[name], headers=headers)
 
 
@@ -376,27 +374,3 @@ def _iso(value: datetime | None) -> str:
     if (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0):
         return value.date().isoformat()
     return value.replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> str | None:
-    """Add the UI's routes to `lore serve`'s app. Returns, in local mode, the one-time sign-in link
-    to print in the terminal that started the server (None in sign-in mode)."""
-    from lore.http.web import memory, tidy, work
-
-    ui = UI(state, sign_in=sign_in, base_url=base_url)
-
-    async def home(request: Request) -> Response:
-        return RedirectResponse("/spaces", 303, headers=_HEADERS)
-
-    routes = [
-        Route("/", home, methods=["GET"]),
-        Route("/sign-in", ui.sign_in_page, methods=["GET", "POST"]),
-        Route("/sign-out", ui.sign_out, methods=["POST"]),
-        Route("/static/{name}", ui.static, methods=["GET"]),
-    ]
-    for path, handler, methods in [*work.ROUTES, *memory.ROUTES, *tidy.ROUTES]:
-        routes.append(Route(path, ui.guard(handler), methods=methods))
-    app.router.routes.extend(routes)
-    if ui.link is None:
-        return None
-    return f"{base_url}/sign-in?code={ui.link.code}"

@@ -1,0 +1,37 @@
+"""The web UI's routes, mounted into `lore serve`'s app: the frame's own (home, sign-in, sign-out,
+static files) and every page's, each behind the UI's guard. Apart from lore.http.web.app so that the
+pages (lore.http.web.memory, .work, .tidy), which build on the frame, are imported by no module
+they import."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from lore.http.web import memory, tidy, work
+from lore.http.web.app import HEADERS, UI
+from lore.service.runtime import Runtime
+
+
+def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> str | None:
+    """Add the UI's routes to `lore serve`'s app. Returns, in local mode, the one-time sign-in link
+    to print in the terminal that started the server (None in sign-in mode)."""
+    ui = UI(state, sign_in=sign_in, base_url=base_url)
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse("/spaces", 303, headers=HEADERS)
+
+    routes = [
+        Route("/", home, methods=["GET"]),
+        Route("/sign-in", ui.sign_in_page, methods=["GET", "POST"]),
+        Route("/sign-out", ui.sign_out, methods=["POST"]),
+        Route("/static/{name}", ui.static, methods=["GET"]),
+    ]
+    for path, handler, methods in [*work.ROUTES, *memory.ROUTES, *tidy.ROUTES]:
+        routes.append(Route(path, ui.guard(handler), methods=methods))
+    app.router.routes.extend(routes)
+    if ui.link is None:
+        return None
+    return f"{base_url}/sign-in?code={ui.link.code}"
