@@ -907,16 +907,7 @@ def measure_start(api: Api, sim: Simulation, project: Project) -> StartResult:
         for other in re.findall(r"f_\d+", hidden.group(1)) if hidden else ():
             folded += 1
             said = t.items.get(other)
-            if (
-                item is not None
-                and said is not None
-                and (said.project, said.concept, said.value)
-                != (
-                    item.project,
-                    item.concept,
-                    item.value,
-                )
-            ):
+            if item is not None and said is not None and not _same(item, said):
                 wrong += 1
                 if len(wrong_examples) < 5:
                     wrong_examples.append((line, said.text))

@@ -6,9 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import tempfile
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -41,29 +39,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _stop_left_running(base: Path) -> None:
-    """A safety net: every cluster under this run's root base that a test left running is shut
-    down (SIGQUIT, PostgreSQL's immediate shutdown) before the base is removed; only this run's
-    clusters live there."""
-    pids = []
-    for pid_file in base.glob("embedded/*/pg/postmaster.pid"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            pid = int(pid_file.read_text().split()[0])
-            os.kill(pid, signal.SIGQUIT)
-            pids.append(pid)
-    deadline = time.monotonic() + 10
-    while pids and time.monotonic() < deadline:
-        pids = [pid for pid in pids if _alive(pid)]
-        time.sleep(0.1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """A safety net: every cluster under this run's root base that a test left running is stopped
+    (as `lore db stop` does) before the base is removed; only this run's clusters live there."""
+    for pgdata in base.glob("embedded/*/pg"):
+        with contextlib.suppress(Exception):  # one that will not stop must not hide the others
+            embedded._stop_locked(pgdata, timeout=10)
 
 
 # Hypothesis. On a developer's machine ("dev"): random examples, and every failing example is kept in

@@ -163,7 +163,7 @@ class Text:
             if len(words) >= MAX_WORDS:
                 break
         about = _fold(subject).strip() if subject else None
-        now = _now(source, placed, words) if cues else None
+        now = _now(source, placed) if cues else None
         return cls(
             key(text),
             frozenset(words),
@@ -192,7 +192,7 @@ _GONE = re.compile(
 _ARRIVED = re.compile(r"\b(?:moved|switched|migrated|changed)\s+to\b", re.IGNORECASE)
 
 
-def _now(text: str, placed: list[tuple[str, int]], words: set[str]) -> frozenset[str] | None:
+def _now(text: str, placed: list[tuple[str, int]]) -> frozenset[str] | None:
     """What a change statement says is true now: its words less those of the value it says went
     away; all of them when it names only where something went. None: lore cannot read it."""
     spans = [found.span(name) for found in _GONE.finditer(text) for name in "abcd" if found.group(name)]
@@ -200,7 +200,7 @@ def _now(text: str, placed: list[tuple[str, int]], words: set[str]) -> frozenset
         gone = {w for w, at in placed if any(start <= at < end for start, end in spans)}
         kept = {w for w, at in placed if not any(start <= at < end for start, end in spans)}
         return frozenset(kept) if kept and gone - kept else None
-    return frozenset(words) if _ARRIVED.search(text) else None
+    return frozenset(w for w, _ in placed) if _ARRIVED.search(text) else None
 
 
 # A term: a word, or words joined by . - / : (`fly.io`, `make-test`, `src/app.py`, `test:ci`).
@@ -282,8 +282,7 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     if len(leads) == 2 and new.lead not in old.words and old.lead not in new.words:
         return None
     needed = SIMILAR if new.subject is not None and old.subject is not None else SIMILAR_BARE
-    alike = score >= needed or (score >= ANCHOR_SHARE and _anchored(a, b))
-    if alike and _agree(a, b):
+    if score >= needed and _agree(a, b):
         return SIMILAR_TO
     if a is not new or b is not old:
         score = overlap(new, old)
@@ -310,7 +309,7 @@ def _agree(a: Text, b: Text) -> bool:
 
 def _slot(a: Text, b: Text) -> bool:
     """One sentence with its slots filled differently: the same words in the same order but for
-    short runs (at most SWAP words on each side) put in place of each other, with at least
+    short runs (at most SLOT_RUN words on each side) put in place of each other, with at least
     SLOT_SHARED words the same (`Bug in billing: a double charge …` / `Bug in auth: a crash …`,
     `… level info` / `… level warning`). A restatement moves, adds or drops words."""
     if not a.order or not b.order:

@@ -198,13 +198,13 @@ class Worker:
             except EmbedderError as exc:
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
                 log.warning("embedding later (retry in %.0f s): %s", backoff, exc.message)
-            except LoreError as exc:
+            except (LoreError, psycopg.OperationalError) as exc:  # stopped (`lore db stop`), restarted, down
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
-                log.info("embedding worker waits for the database: %s", exc.message)
-            except psycopg.OperationalError as exc:  # stopped (`lore db stop`), restarted, or down
-                backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
-                first = (redact(str(exc)).splitlines() or [type(exc).__name__])[0]
-                log.info("embedding worker waits for the database: %s", first)
+                why = exc.message if isinstance(exc, LoreError) else redact(str(exc))
+                log.info(
+                    "embedding worker waits for the database: %s",
+                    (why.splitlines() or [type(exc).__name__])[0],
+                )
             except Exception:  # never let the worker die; the next round retries
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
                 log.exception("embedding worker error")
