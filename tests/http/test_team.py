@@ -32,8 +32,8 @@ import anyio
 import httpx2
 import psycopg
 import pytest
-from mcp import ClientSession
-from mcp_types import CallToolResult
+from mcp import ClientSession, MCPError
+from mcp_types import CONNECTION_CLOSED, CallToolResult
 from prometheus_client.parser import text_string_to_metric_families
 from support.infra import Balancer, OwnPostgres, own_postgres, start_haproxy
 from support.lorehttp import Server, bearer, mcp_session, modern_session, push, start_server, token
@@ -233,6 +233,8 @@ async def _call(session: ClientSession, tally: Tally, tool: str, **args: Any) ->
             result = await session.call_tool(tool, args)
     except Exception as exc:  # the transport: a 502/503 from the balancer, a reset connection
         tally.failures.append(f"{tool}: {_first(exc)}")
+        if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+            raise  # the session is over (every later call would say the same): open another
         return None
     if result.is_error:
         tally.failures.append(f"{tool}: {text(result)}")
