@@ -35,6 +35,7 @@ from pathlib import Path
 
 from hook_latency import seed, stats
 from report import commit, machine, replace_section
+from scratch import root_base
 
 from lore.core import render
 from lore.db import embedded
@@ -79,6 +80,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", str(tmp)),
         "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(tmp / "config.toml"),
     }
     try:

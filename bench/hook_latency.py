@@ -36,6 +36,7 @@ from pathlib import Path
 
 import psycopg
 from report import commit, machine, replace_section
+from scratch import root_base
 
 from lore.db import embedded, migrate
 from lore.db.embedded import bin_dir
@@ -235,6 +236,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", str(tmp)),
         "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(tmp / "config.toml"),
     }
     try:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from hook_latency import BIN, DOC, SPACE, check_hook, seed
 from report import commit, machine, replace_section
+from scratch import root_base
 
 from lore.db import embedded
 
@@ -52,6 +53,7 @@ def main() -> int:
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "HOME": str(tmp),
                 "LORE_DATA_DIR": str(tmp / f"data-{n}"),
+                "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
                 "LORE_CONFIG": str(config),
             }
             print(f"seeding {n:,} facts ...", file=sys.stderr)

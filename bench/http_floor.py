@@ -28,6 +28,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from procs import cpu_seconds, rss_mb
 from report import commit, machine, replace_section
+from scratch import root_base
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.lorehttp import stop_process
@@ -206,7 +207,7 @@ def main() -> int:
     ap.add_argument("--only-lore", action="store_true", help="measure lore serve alone (with --profile)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="lore-bench-floor-", dir="/tmp"))
-    env = {"LORE_DATA_DIR": str(tmp / "data")}
+    env = {"LORE_DATA_DIR": str(tmp / "data"), "LORE_ROOT_BASE": root_base()}  # as root: see scratch.py
     python = sys.executable
     try:
         db = embedded.start(env)

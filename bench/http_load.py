@@ -43,6 +43,7 @@ from procs import cpu_seconds, rss_mb, tree_cpu_seconds
 from report import commit, machine, replace_section
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from scratch import root_base
 from support.jsonrpc import MCP_HEADERS, initialize
 from support.lorehttp import stop_process
 
@@ -660,6 +661,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp),
         "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(tmp / "none.toml"),
         "LORE_POOL_SIZE": str(args.pool),
     }

@@ -55,6 +55,7 @@ import locomo_candidates
 import locomo_cv
 from locomo_cv import Candidates, Setting
 from report import machine, replace_section
+from scratch import root_base
 
 from lore.db import embedded
 
@@ -452,6 +453,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(root),
         "LORE_DATA_DIR": str(root / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(config),
     }
     if os.environ.get("LORE_EMBEDDER"):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from procs import rss_mb
 from report import commit, machine, replace_section
+from scratch import root_base
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.jsonrpc import INITIALIZED, initialize
@@ -98,7 +99,12 @@ def main() -> int:
         project = tmp / "acme"
         project.mkdir()
         (tmp / "config.toml").write_text(f'[[space]]\nid = "acme"\npaths = ["{project}"]\n')
-        env = {**os.environ, "LORE_CONFIG": str(tmp / "config.toml"), "LORE_DATA_DIR": str(tmp / "data")}
+        env = {
+            **os.environ,
+            "LORE_CONFIG": str(tmp / "config.toml"),
+            "LORE_DATA_DIR": str(tmp / "data"),
+            "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
+        }
         commands = {
             "SDK, one no-op tool (the floor)": [sys.executable, str(tmp / "floor.py")],
             "`lore mcp` (12 tools)": [str(BIN / "lore"), "mcp", "--workspace", str(project)],

@@ -42,6 +42,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation
 from report import commit, machine, replace_section
+from scratch import root_base
 
 from lore.db import embedded, migrate
 from lore.store import messages
@@ -197,6 +198,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp),
         "LORE_DATA_DIR": str(tmp / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(tmp / "config.toml"),
         "LORE_EMBEDDER": "broken",
     }

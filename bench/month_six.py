@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scratch import keep_root_base, root_base  # beside this file
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "benchmarks.md"
@@ -1219,11 +1220,8 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         "LORE_CONFIG": str(tmp / "config.toml"),
         "LORE_EMBEDDER": "local",
         "LORE_HOOK_DEADLINE": "3",
-        # as root the cluster goes under the root base: a temporary one, removed with the run (under
-        # /var/lib/lore, the default, nothing removed it)
-        "LORE_ROOT_BASE": tempfile.mkdtemp(prefix="lore-month6-root-", dir="/tmp"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
     }
-    os.chmod(env["LORE_ROOT_BASE"], 0o755)  # passable for the server's user, as /var/lib/lore is
     for key in ("PYTHONPATH", "LORE_MODELS_DIR"):
         if os.environ.get(key):
             env[key] = os.environ[key]
@@ -1340,7 +1338,6 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             "tidy": tidy_counts,
             "hook_target": target.__dict__,
             "tmp": str(tmp),
-            "root_base": env["LORE_ROOT_BASE"],
         }
     finally:
         if args.keep:
@@ -1354,7 +1351,6 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
 
                 emb.stop(env)
             shutil.rmtree(tmp, ignore_errors=True)
-            shutil.rmtree(env["LORE_ROOT_BASE"], ignore_errors=True)
 
 
 def baseline(args: argparse.Namespace) -> dict[str, Any]:
@@ -1394,7 +1390,7 @@ def release(run: dict[str, Any] | None) -> None:
             capture_output=True,
             check=False,
         )
-    for key in ("tmp", "source", "root_base"):
+    for key in ("tmp", "source"):
         if run.get(key):
             shutil.rmtree(run[key], ignore_errors=True)
 
@@ -1663,7 +1659,9 @@ def main() -> int:
             sources["before"] = str(Path(base["source"]) / "src")
         new["hook_cpu"] = hook_cpu(targets["now"], sources, args.hook_runs)
     finally:
-        if not args.keep:
+        if args.keep:
+            keep_root_base()
+        else:
             release(new)
             if not args.baseline_json:
                 release(base)

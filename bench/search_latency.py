@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import corpus
 import vector_cache
 from report import machine, replace_section
+from scratch import root_base
 
 from lore.core.session import Origin
 from lore.db import embedded, migrate
@@ -278,6 +279,7 @@ def main() -> int:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(root),
         "LORE_DATA_DIR": str(root / "data"),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(config),
     }
     for name in ("LORE_EMBEDDER", "LORE_BENCH_CACHE"):

@@ -42,6 +42,7 @@ import psycopg
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation, TextContent
+from scratch import root_base
 
 from lore.db import embedded, migrate
 
@@ -351,6 +352,7 @@ async def run(sessions: int, seconds: float, seed: int, root: Path) -> tuple[Led
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(root),
         "LORE_DATA_DIR": str(root),
+        "LORE_ROOT_BASE": root_base(),  # as root: see scratch.py
         "LORE_CONFIG": str(root / "config.toml"),
         "LORE_EMBEDDER": "fake",
         "SOAK_SEED": str(seed),
