@@ -62,6 +62,24 @@ def test_near_duplicates_and_likely_conflicts(new: str, old: str, expected: str 
     assert relation(new, old) == expected
 
 
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        # `NAME=value` names a setting: another setting put in its place is another fact (month six:
+        # 479 of the 1,085 conflicts named wrongly), not a value changed ...
+        ("Set DEBUG_SQL=1 to skip the cache.", "Set NO_CACHE=1 to skip the cache.", None),
+        ("Set debug=1 to log every query.", "Set verbose=1 to log every query.", None),
+        # ... while a new value for the same setting is a change, written as a value or not
+        ("Builds run with NODE_ENV=production.", "Builds run with NODE_ENV=development.", CONFLICTS),
+        ("Set LOG_LEVEL=debug to see every query.", "Set LOG_LEVEL=info to see every query.", CONFLICTS),
+        ("Run the server with PORT=8080.", "Run the server with PORT=3000.", CONFLICTS),
+    ],
+)
+def test_a_setting_is_named_before_its_equals_sign(new: str, old: str, expected: str | None) -> None:
+    assert relation(new, old) == expected
+    assert relation(old, new) == expected
+
+
 def test_short_statements_naming_the_same_values_about_one_subject() -> None:
     same, changed = "The project runs on Python 3.13.", "The project runs on Python 3.12."
     assert relation("acme-api targets Python 3.13.", same, "acme-api", "acme-api") == SIMILAR_TO

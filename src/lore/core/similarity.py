@@ -107,6 +107,7 @@ class Text:
     # of PostgreSQL`: without `postgresql`); None: not a change statement lore can read.
     now: frozenset[str] | None = None
     order: tuple[str, ...] = ()  # the content words in the order written (`_slot`)
+    settings: frozenset[str] = frozenset()  # names given a value with `=` (`DEBUG_SQL` in `DEBUG_SQL=1`)
 
     def current(self) -> Text:
         """A change statement as what it says is true now: a plain statement of the new value."""
@@ -121,6 +122,7 @@ class Text:
             self.lead,
             self.marked & self.now,
             order=tuple(w for w in self.order if w in self.now),
+            settings=self.settings & self.now,
         )
 
     @classmethod
@@ -129,6 +131,7 @@ class Text:
         cues: set[str] = set()
         numbers: set[str] = set()
         marked: set[str] = set()
+        settings: set[str] = set()
         lead = None
         folded = _fold(text)
         same = len(text) == len(folded)  # positions of `text` hold in `folded` (the usual case)
@@ -157,6 +160,11 @@ class Text:
                 word = token
                 if _VALUE.search(raw) or (raw[0].isupper() and not _starts_sentence(source, found.start())):
                     marked.add(word)
+            if source.startswith("=", found.end()):
+                settings.add(word)  # `NAME=value`: the name of a setting, a name
+                marked.add(word)
+            elif found.start() and source[found.start() - 1] == "=":
+                marked.add(word)  # ... and its value, written as one (`NODE_ENV=production`)
             lead = lead or word
             words.add(word)
             placed.append((word, found.start()))
@@ -174,6 +182,7 @@ class Text:
             frozenset(marked),
             now,
             tuple(w for w, _ in placed),
+            frozenset(settings),
         )
 
 
@@ -233,6 +242,8 @@ def _swapped(a: Text, b: Text) -> bool:
     only_a, only_b = a.words - b.words, b.words - a.words
     if not (only_a and only_b) or len(only_a) > SWAP or len(only_b) > SWAP:
         return False
+    if only_a & a.settings and only_b & b.settings:
+        return False  # a setting put in place of another (`DEBUG_SQL=1` / `NO_CACHE=1`): two facts
     return bool((only_a & _names(a, b)) or (only_b & _names(b, a)))
 
 
