@@ -1353,6 +1353,11 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _fact_line(line: str) -> str:
+    """A session start's fact line without its bullet and its [id · …] tail."""
+    return line.removeprefix("- ").split(" [f_", 1)[0]
+
+
 def baseline(args: argparse.Namespace) -> dict[str, Any]:
     """This same script in a child process, against the lore source of `--baseline-commit` (left in
     place, with its database running, until its hook is timed: `release`)."""
@@ -1490,9 +1495,12 @@ def report(
     )
     wrong_folds = sum(x.get("wrong_folds", 0) for x in new["starts"])
     folded = sum(x.get("folded", 0) for x in new["starts"])
+    wrong_examples = [e for x in new["starts"] for e in x.get("wrong_examples", [])]
+    shown = "; ".join(f"`{_fact_line(line)}` hid `{hidden}`" for line, hidden in wrong_examples[:3])
     copies_note += (
         f' Of the {folded} facts folded behind a shown one ("+N similar", the first three named), '
-        f"{wrong_folds} say something else by the ground truth (another concept or value): a fact folded "
+        f"{wrong_folds} {'says' if wrong_folds == 1 else 'say'} something else by the ground truth (another "
+        f"concept or value){f' ({shown})' if shown else ''}: a fact folded "
         "wrongly is hidden, which is worse than a copy shown, so the rule keeps one sentence with its slots "
         "filled differently apart (`Bug in billing: a double charge …` / `Bug in auth: a blank page …`)."
     )
@@ -1555,8 +1563,12 @@ The generator is harder on precision than real text: one-off facts are made from
 its slots filled differently (`Bug in lexer: a blank page when the queue is full` / `... a double
 charge when ...`), which the rule keeps apart (the same words in the same order but for short runs
 swapped); most pairs still named wrongly are notes of sibling repositories of one space written from
-one skeleton, and most conflicts named wrongly are one-off facts with a value
-swapped (`Set DEBUG_SQL=1 to ...` / `Set NO_CACHE=1 to ...`). Exact copies not refused were written
+one skeleton. Most conflicts named wrongly are one-off facts about another thing with a value swapped
+as well (`Integration tests for ast use S3 fixtures recorded on Thursday` / `... for lexer use S3
+fixtures recorded on Monday`), which words cannot tell from one thing's values changing (`... for
+search use S3 fixtures recorded on Thursday` / `... use memcached fixtures recorded on Wednesday`, a
+true conflict); a setting put in place of another (`Set DEBUG_SQL=1 to ...` / `Set NO_CACHE=1 to ...`)
+is no longer one. Exact copies not refused were written
 without the subject the first copy had (a different fact, by lore's rule).
 
 **Labelled restatement pairs** (LoCoMo dev, bench/data/locomo_restatements.json: {pairs["pairs"]} pairs
@@ -1635,6 +1647,7 @@ def main() -> int:
         saved = json.loads(Path(args.from_json).read_text())
         return publish(saved["new"], saved["baseline"], saved["pairs"], args)
     base = new = None
+    root_base()  # before the baseline's child process, which uses it (scratch.INHERITED)
     try:
         if args.baseline_json:
             base = json.loads(Path(args.baseline_json).read_text())

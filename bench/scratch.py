@@ -19,17 +19,22 @@ import tempfile
 from pathlib import Path
 
 _base: str | None = None
+# A benchmark's child process (month_six.py's baseline run) uses its parent's base: the parent
+# keeps the child's database running after the child exits, and removes the base at its own exit.
+INHERITED = "LORE_BENCH_ROOT_BASE"
 
 
 def root_base() -> str:
     """This run's root base (made on the first call, 0755 as /var/lib/lore is: the server's user
-    must pass through it)."""
+    must pass through it), or the parent benchmark's."""
     global _base
     if _base is None:
-        _base = tempfile.mkdtemp(prefix="lore-bench-root-", dir="/tmp")
-        os.chmod(_base, 0o755)
-        os.environ["LORE_ROOT_BASE"] = _base  # for what the benchmark starts in its own process
-        atexit.register(_remove, _base)
+        _base = os.environ.get(INHERITED)
+        if _base is None:
+            _base = tempfile.mkdtemp(prefix="lore-bench-root-", dir="/tmp")
+            os.chmod(_base, 0o755)
+            atexit.register(_remove, _base)
+        os.environ["LORE_ROOT_BASE"] = os.environ[INHERITED] = _base  # this process and its children
     return _base
 
 
