@@ -80,6 +80,29 @@ def test_a_setting_is_named_before_its_equals_sign(new: str, old: str, expected:
     assert relation(old, new) == expected
 
 
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        # an acronym and the words that spell it out are one word (month six: `CI` / `Continuous
+        # integration` was a copy injected at every session start in acme-web)
+        ("CI moved from Buildkite to CircleCI.", "Continuous integration is CircleCI.", SIMILAR_TO),
+        ("Open a PR for every change.", "Open a pull request for every change.", SIMILAR_TO),
+        ("Use AWS for storage.", "Use Amazon Web Services for storage.", SIMILAR_TO),
+        # ... which still says what it says: another value is still another value
+        (
+            "The API listens on port 9090.",
+            "The application programming interface listens on port 8080.",
+            CONFLICTS,
+        ),
+        # words whose initials happen to match, about something else, stay apart
+        ("CI runs on CircleCI.", "Coverage is reported to Codecov.", None),
+    ],
+)
+def test_an_acronym_and_its_words_spelled_out(new: str, old: str, expected: str | None) -> None:
+    assert relation(new, old) == expected
+    assert relation(old, new) == expected
+
+
 def test_short_statements_naming_the_same_values_about_one_subject() -> None:
     same, changed = "The project runs on Python 3.13.", "The project runs on Python 3.12."
     assert relation("acme-api targets Python 3.13.", same, "acme-api", "acme-api") == SIMILAR_TO

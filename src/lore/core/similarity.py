@@ -108,6 +108,8 @@ class Text:
     now: frozenset[str] | None = None
     order: tuple[str, ...] = ()  # the content words in the order written (`_slot`)
     settings: frozenset[str] = frozenset()  # names given a value with `=` (`DEBUG_SQL` in `DEBUG_SQL=1`)
+    # Words written as an acronym (`CI`, `PR`, `AWS`): (the word as compared, its letters).
+    acronyms: frozenset[tuple[str, str]] = frozenset()
 
     def current(self) -> Text:
         """A change statement as what it says is true now: a plain statement of the new value."""
@@ -123,6 +125,25 @@ class Text:
             self.marked & self.now,
             order=tuple(w for w in self.order if w in self.now),
             settings=self.settings & self.now,
+            acronyms=frozenset(x for x in self.acronyms if x[0] in self.now),
+        )
+
+    def spelled(self, at: int, size: int, acronym: str) -> Text:
+        """This text with the `size` words from `at` in `order` read as `acronym` (they spell it)."""
+        run = frozenset(self.order[at : at + size])
+        order = (*self.order[:at], acronym, *self.order[at + size :])
+        return Text(
+            self.key,
+            (self.words - run) | {acronym},
+            self.cues,
+            self.numbers,
+            self.subject,
+            acronym if self.lead in run else self.lead,
+            self.marked - run,
+            None if self.now is None else (self.now - run) | ({acronym} if run <= self.now else set()),
+            order,
+            self.settings,
+            self.acronyms,
         )
 
     @classmethod
@@ -132,6 +153,7 @@ class Text:
         numbers: set[str] = set()
         marked: set[str] = set()
         settings: set[str] = set()
+        acronyms: set[tuple[str, str]] = set()
         lead = None
         folded = _fold(text)
         same = len(text) == len(folded)  # positions of `text` hold in `folded` (the usual case)
@@ -149,6 +171,8 @@ class Text:
                 word = stem(token)
                 if raw[0].isupper() and not _starts_sentence(source, found.start()):
                     marked.add(word)
+                if 2 <= len(raw) <= 5 and raw.isupper() and raw.isascii():
+                    acronyms.add((word, token))
             else:
                 if token in CUES:
                     cues.add(token)
@@ -183,6 +207,7 @@ class Text:
             now,
             tuple(w for w, _ in placed),
             frozenset(settings),
+            frozenset(acronyms),
         )
 
 
@@ -281,6 +306,8 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
         return SAME
     if not (new.subject is None or old.subject is None or new.subject == old.subject):
         return None
+    if new.acronyms or old.acronyms:  # `CI …` / `Continuous integration …`
+        new, old = _spelled_out(new, old.acronyms), _spelled_out(old, new.acronyms)
     a, b = _as_now(new, old), _as_now(old, new)
     score = overlap(a, b)
     # Two short statements naming the same values need not lead alike (`The dev server listens on
@@ -305,6 +332,20 @@ def relation(new: Text, old: Text, *, conflicts: bool = True) -> str | None:
     ):
         return CONFLICTS
     return None
+
+
+def _spelled_out(t: Text, acronyms: frozenset[tuple[str, str]]) -> Text:
+    """`t` with each run of consecutive content words that spells one of `acronyms` (the other
+    text's) read as that acronym: `continuous integration` as `ci`, `pull request` as `pr`."""
+    for word, letters in acronyms:
+        if word in t.words:
+            continue
+        size = len(letters)
+        for at in range(len(t.order) - size + 1):
+            if all(w[0] == c for w, c in zip(t.order[at : at + size], letters, strict=True)):
+                t = t.spelled(at, size, word)
+                break
+    return t
 
 
 def _as_now(a: Text, b: Text) -> Text:
