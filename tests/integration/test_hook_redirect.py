@@ -76,33 +76,41 @@ def _redirecting(code: int, to: str) -> _Server:
 def test_a_redirect_is_refused_and_the_token_stays_home(
     code: int, elsewhere: _Server, tmp_path: Path
 ) -> None:
-    server = _redirecting(code, f"{elsewhere.url}/api/session-start?workspace=/srv/acme")
-    try:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(tmp_path),
-            "LORE_DATA_DIR": str(tmp_path / "data"),
-            "LORE_URL": server.url,
-            "LORE_TOKEN": TOKEN,
-            # the suite's hook deadline (tests/conftest.py, lore_env), not 0.9 s: under the parallel
-            # run a hook process can wait a second for a core
-            "LORE_HOOK_DEADLINE": "3",
-        }
-        ran = subprocess.run(
-            [LORE, "hook", "session-start", "--client", "claude-code"],
-            input='{"cwd": "/srv/acme", "source": "startup"}',
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        server.close()
+    # A hook that ran out of its soft deadline before its request reached the server proves nothing
+    # about redirects: it is run again (at most 3 times), each time with a fresh server and hook log.
+    # CI saw it once near the end of a loaded run ("soft deadline of 3.0s passed", the server never
+    # asked); the deadline cannot go higher (guard.DEADLINE_RANGE).
+    for attempt in range(3):
+        server = _redirecting(code, f"{elsewhere.url}/api/session-start?workspace=/srv/acme")
+        try:
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "HOME": str(tmp_path),
+                "LORE_DATA_DIR": str(tmp_path / f"data-{attempt}"),
+                "LORE_URL": server.url,
+                "LORE_TOKEN": TOKEN,
+                # the suite's hook deadline (tests/conftest.py, lore_env), not 0.9 s: under the
+                # parallel run a hook process can wait a second for a core
+                "LORE_HOOK_DEADLINE": "3",
+            }
+            ran = subprocess.run(
+                [LORE, "hook", "session-start", "--client", "claude-code"],
+                input='{"cwd": "/srv/acme", "source": "startup"}',
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            server.close()
+        entries = hooklog.entries(env)
+        if server.seen or not any("soft deadline" in e.detail for e in entries):
+            break
     assert ran.returncode == 0 and ran.stdout == "", ran.stdout  # nothing injected
-    assert len(server.seen) == 1, [e.detail for e in hooklog.entries(env)]
+    assert len(server.seen) == 1, [e.detail for e in entries]
     assert server.seen[0].get("authorization") == f"Bearer {TOKEN}"
     assert elsewhere.seen == []  # never asked: the token did not travel
-    [entry] = hooklog.entries(env)
+    [entry] = entries
     assert not entry.ok and "redirect" in entry.detail and str(code) in entry.detail
     assert elsewhere.url in entry.detail  # where it pointed (the origin only)
     assert TOKEN not in entry.detail
