@@ -239,13 +239,12 @@ MUTATIONS: tuple[Mutation, ...] = (
     # --- the memory envelope: nothing stored can close or reopen it
     Mutation(
         "envelope-escape-off",
-        "every line inside <lore-memory> is made inert: no stored text closes the envelope",
+        "everything inside <lore-memory> is made inert: no stored text closes the envelope",
         "src/lore/core/render.py",
         (
             (
-                '    body = [opening + "\\n".join(map(inert, lines))] if lines else '
-                '[opening.rstrip("\\n")]\n',
-                '    body = [opening + "\\n".join(lines)] if lines else [opening.rstrip("\\n")]\n',
+                '    inside = inert("\\n".join([*lines, *tail]))\n',
+                '    inside = "\\n".join([*lines, *tail])\n',
             ),
         ),
         ("tests/unit/test_envelope.py",),

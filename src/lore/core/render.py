@@ -405,9 +405,10 @@ def session_start(
         used += size(line) + 1
     shown = len(lines) - block
     omitted = total - shown
-    # Every line between the fence's two tags is made of stored text: inert, whoever wrote it.
-    body = [opening + "\n".join(map(inert, lines))] if lines else [opening.rstrip("\n")]
-    parts = [*body, *map(inert, tail), fence.close]
+    # Everything between the fence's two tags holds stored text: made inert as one text, whoever
+    # wrote it, so that a tag split across two lines (`… <` / `- /lore-memory> …`) is caught too.
+    inside = inert("\n".join([*lines, *tail]))
+    parts = [opening + inside if inside else opening.rstrip("\n"), fence.close]
     if omitted:
         parts.append(more_line(omitted))
     text = "\n".join(parts)
