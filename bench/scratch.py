@@ -11,14 +11,12 @@ is stopped."""
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-_base: str | None = None
 # A benchmark's child process (month_six.py's baseline run) uses its parent's base: the parent
 # keeps the child's database running after the child exits, and removes the base at its own exit.
 INHERITED = "LORE_BENCH_ROOT_BASE"
@@ -27,28 +25,24 @@ INHERITED = "LORE_BENCH_ROOT_BASE"
 def root_base() -> str:
     """This run's root base (made on the first call, 0755 as /var/lib/lore is: the server's user
     must pass through it), or the parent benchmark's."""
-    global _base
-    if _base is None:
-        _base = os.environ.get(INHERITED)
-        if _base is None:
-            _base = tempfile.mkdtemp(prefix="lore-bench-root-", dir="/tmp")
-            os.chmod(_base, 0o755)
-            atexit.register(_remove, _base)
-        os.environ["LORE_ROOT_BASE"] = os.environ[INHERITED] = _base  # this process and its children
-    return _base
+    base = os.environ.get(INHERITED)
+    if base is None:
+        base = tempfile.mkdtemp(prefix="lore-bench-root-", dir="/tmp")
+        os.chmod(base, 0o755)
+        atexit.register(_remove, base)
+        os.environ[INHERITED] = base  # for the benchmark's children
+    os.environ["LORE_ROOT_BASE"] = base  # for what the benchmark starts in its own process
+    return base
 
 
 def _remove(base: str) -> None:
     from lore.db import embedded
 
-    for pgdata in Path(base).glob("embedded/*/pg"):
-        with contextlib.suppress(Exception):  # one that will not stop must not keep the others
-            embedded._stop_locked(pgdata, timeout=10)
+    embedded.stop_under(Path(base))
     shutil.rmtree(base, ignore_errors=True)
 
 
 def keep_root_base() -> None:
     """Leave this run's root base, and the clusters under it, where they are (a benchmark's --keep)."""
-    if _base is not None:
-        atexit.unregister(_remove)
-        print(f"kept the root base {_base}", file=sys.stderr)
+    atexit.unregister(_remove)
+    print(f"kept the root base {os.environ.get(INHERITED)}", file=sys.stderr)

@@ -3,7 +3,6 @@ Also the suite-wide settings: Hypothesis's profiles and the per-test timeouts (p
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -34,16 +33,10 @@ if _MADE_ROOT_BASE:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _MADE_ROOT_BASE:
-        _stop_left_running(Path(os.environ["LORE_ROOT_BASE"]))
+        # A safety net: a cluster a test left running is stopped before the base is removed (only
+        # this run's clusters live there).
+        embedded.stop_under(Path(os.environ["LORE_ROOT_BASE"]))
         shutil.rmtree(os.environ["LORE_ROOT_BASE"], ignore_errors=True)
-
-
-def _stop_left_running(base: Path) -> None:
-    """A safety net: every cluster under this run's root base that a test left running is stopped
-    (as `lore db stop` does) before the base is removed; only this run's clusters live there."""
-    for pgdata in base.glob("embedded/*/pg"):
-        with contextlib.suppress(Exception):  # one that will not stop must not hide the others
-            embedded._stop_locked(pgdata, timeout=10)
 
 
 # Hypothesis. On a developer's machine ("dev"): random examples, and every failing example is kept in

@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Generic, TypeVar
@@ -115,35 +115,29 @@ class Text:
         """A change statement as what it says is true now: a plain statement of the new value."""
         if self.now is None:
             return self
-        return Text(
-            self.key,
-            self.now,
-            frozenset(),
-            self.numbers & self.now,
-            self.subject,
-            self.lead,
-            self.marked & self.now,
-            order=tuple(w for w in self.order if w in self.now),
-            settings=self.settings & self.now,
-            acronyms=frozenset(x for x in self.acronyms if x[0] in self.now),
+        now = self.now
+        return replace(
+            self,
+            words=now,
+            cues=frozenset(),
+            numbers=self.numbers & now,
+            marked=self.marked & now,
+            now=None,
+            order=tuple(w for w in self.order if w in now),
+            settings=self.settings & now,
+            acronyms=frozenset(x for x in self.acronyms if x[0] in now),
         )
 
     def spelled(self, at: int, size: int, acronym: str) -> Text:
         """This text with the `size` words from `at` in `order` read as `acronym` (they spell it)."""
         run = frozenset(self.order[at : at + size])
-        order = (*self.order[:at], acronym, *self.order[at + size :])
-        return Text(
-            self.key,
-            (self.words - run) | {acronym},
-            self.cues,
-            self.numbers,
-            self.subject,
-            acronym if self.lead in run else self.lead,
-            self.marked - run,
-            None if self.now is None else (self.now - run) | ({acronym} if run <= self.now else set()),
-            order,
-            self.settings,
-            self.acronyms,
+        return replace(
+            self,
+            words=(self.words - run) | {acronym},
+            lead=acronym if self.lead in run else self.lead,
+            marked=self.marked - run,
+            now=None if self.now is None else (self.now - run) | ({acronym} if run <= self.now else set()),
+            order=(*self.order[:at], acronym, *self.order[at + size :]),
         )
 
     @classmethod

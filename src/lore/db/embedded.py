@@ -659,6 +659,14 @@ def stop(env: Mapping[str, str] | None = None, timeout: float = 60, *, hold: boo
         return _stop_locked(pgdata, timeout)
 
 
+def stop_under(root_base: Path, timeout: float = 10) -> None:
+    """Stop every embedded server placed under `root_base` (a test run's or a benchmark's own, before
+    it is removed), as `lore db stop` does; one that will not stop does not keep the others running."""
+    for pgdata in root_base.glob("embedded/*/pg"):
+        with contextlib.suppress(Exception):
+            _stop_locked(pgdata, timeout)
+
+
 def _stop_locked(pgdata: Path, timeout: float) -> bool:
     import tempfile
 
