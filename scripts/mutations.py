@@ -141,14 +141,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "pooler-prepares",
         "through a transaction pooler the pool prepares no statement server-side",
         "src/lore/service/runtime.py",
-        (('                    kwargs["prepare_threshold"] = None\n', "                    pass\n"),),
+        (('            kwargs["prepare_threshold"] = None\n', "            pass\n"),),
         ("tests/http/test_pooler.py::test_every_tool_through_the_pooler",),
     ),
     Mutation(
         "hook-statement-timeout-leaks",
         "the hook's psql sets its statement_timeout for its own transaction only",
-        "src/lore/db/snapshot.py",
-        (("SET LOCAL statement_timeout = :timeout_ms;\n", "SET statement_timeout = :timeout_ms;\n"),),
+        "src/lore/db/psql.py",
+        (("SET LOCAL statement_timeout = {ms};", "SET statement_timeout = {ms};"),),
         ("tests/http/test_pooler.py::test_the_api_the_web_ui_and_the_hooks_through_the_pooler",),
     ),
     Mutation(

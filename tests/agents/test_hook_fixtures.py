@@ -102,12 +102,17 @@ def test_the_cline_script_answers_json_even_when_lore_has_nothing(
         answer: dict[str, Any] = json.loads(done.stdout)
         return answer
 
-    assert "make ship" in run(project.env)["contextModification"]
-    # the database down: one line says the memory is unavailable and why (First day, round 2, item 3)
+    shown = run(project.env)["contextModification"]
+    assert "make ship" in shown
+    # the database down: one line says why, then the last text this workspace was shown
     down = {**project.env, "LORE_DATABASE_URL": "postgresql://postgres@/lore?host=/nonexistent"}
     said = run(down)["contextModification"]
-    assert said.startswith("lore: the shared memory is unavailable") and "did not answer" in said
-    # the hook prints nothing at all (a config it cannot read): the script still answers JSON
+    assert said.startswith("lore: the shared memory cannot be read right now (the database did not answer")
+    assert said.endswith(shown)
+    # a config it cannot read: one line says so (never nothing), and the script still answers JSON
     broken = project.home / "broken.toml"
     broken.write_text("[[space]\n")
-    assert run({**project.env, "LORE_CONFIG": str(broken)}) == {"cancel": False}
+    said = run({**project.env, "LORE_CONFIG": str(broken)})["contextModification"]
+    assert (
+        said.startswith("lore: the shared memory is unavailable in this session: ") and "broken.toml" in said
+    )

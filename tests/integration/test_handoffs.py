@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore.core import render, session_start
+from lore.core import render, session_start, spool
 from lore.core.config import load_config
 from lore.core.session import Origin, build
 from lore.core.workspace import WorkspaceSignal
@@ -126,7 +126,8 @@ def test_the_next_session_here_leads_with_it_and_another_space_never_sees_it(
     assert "Last session here: claude-code, just now (handoff n_1)." in text
     assert "> MARKER-LEAD: the migration is half done" in text
     assert "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-); 1 untracked)." in text
-    assert start_text(env, work.parent.parent / "other") == ""
+    elsewhere = start_text(env, work.parent.parent / "other")
+    assert "MARKER" not in elsewhere and elsewhere.startswith("lore: no memory stored in space other yet")
     started = [e for e in log_lines(env) if e["event"] == "session-start"][-2]
     assert "last session" in started["detail"]
 
@@ -275,18 +276,29 @@ def test_the_psycopg_side_renders_the_same_text_as_the_hook(
     assert ours.replace("just now", "?") == theirs.replace("just now", "?")
 
 
-def test_failures_print_nothing_and_go_to_the_log(
+def test_failures_print_nothing_and_a_handoff_that_cannot_be_written_waits_in_the_spool(
     setup: tuple[Path, dict[str, str]], conn: psycopg.Connection
 ) -> None:
     work, env = setup
     assert hook(env, "session-end", {"cwd": str(work)}) == ""
     assert "names no session" in log_lines(env)[-1]["detail"] and not log_lines(env)[-1]["ok"]
     down = {**env, "LORE_DATABASE_URL": f"postgresql://postgres@/lore?host={work}/no-such-dir"}
-    assert hook(down, "session-end", stop(work, "x")) == ""
-    assert not log_lines(env)[-1]["ok"] and "no-such-dir" in log_lines(env)[-1]["detail"]
-    assert hook({**env, "LORE_URL": "http://127.0.0.1:9"}, "session-end", stop(work, "x")) == ""
-    assert "hosted mode" in log_lines(env)[-1]["detail"]
+    assert hook(down, "session-end", stop(work, "MARKER-SPOOLED", session="s-down")) == ""
+    said = [e["detail"] for e in log_lines(env) if e["event"] == "session-end"][-1]
+    assert said.startswith("spooled: the handoff") and "no-such-dir" in said
+    assert (
+        hook({**env, "LORE_URL": "http://127.0.0.1:9"}, "session-end", stop(work, "x", session="s-h")) == ""
+    )
+    said = [e["detail"] for e in log_lines(env) if e["event"] == "session-end"][-1]
+    assert said.startswith("spooled: the handoff") and "Connection refused" in said
     assert conn.execute("SELECT count(*) FROM handoffs").fetchone() == (0,)
+    # The database answers again: the next hook writes what waited for it (not the server's).
+    assert hook(env, "session-end", stop(work, "MARKER-LATER", session="s-up")) == ""
+    rows = conn.execute("SELECT session_id, message FROM handoffs ORDER BY session_id").fetchall()
+    assert rows == [("s-down", "MARKER-SPOOLED"), ("s-up", "MARKER-LATER")]
+    waiting = [json.loads(p.read_text()) for p in spool.pending(env)]
+    assert sorted(w["kind"] for w in waiting if w["target"] == "http://127.0.0.1:9") == ["handoff", "record"]
+    assert all(w["target"] != spool.LOCAL for w in waiting)  # the local ones are written
 
 
 def test_a_successful_session_end_imports_nothing_heavy(

@@ -1,8 +1,8 @@
 """The hosted session-start hook (`LORE_URL` + `LORE_TOKEN`), `lore config push`, and a server that
 redirects: urllib would follow the redirect and send the bearer token to the new origin (and print
-what that origin says into the session). Both refuse every redirect: nothing is sent on, nothing
-printed, and the hook log (or config push's error) says why. Two local HTTP servers stand for lore's
-server and the other origin."""
+what that origin says into the session). Both refuse every redirect: nothing is sent on, nothing of
+the other origin printed; the agent reads one line saying why, and the hook log (or config push's
+error) says it too. Two local HTTP servers stand for lore's server and the other origin."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class _Server:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.seen.append({k.lower(): v for k, v in self.headers.items()})
-                if self.command == "PUT":
+                if self.command in ("PUT", "POST"):
                     self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 code, headers, body = outer.respond
                 self.send_response(code)
@@ -44,7 +44,7 @@ class _Server:
                 self.end_headers()
                 self.wfile.write(body)
 
-            do_PUT = do_GET
+            do_PUT = do_POST = do_GET
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -81,7 +81,7 @@ def test_a_redirect_is_refused_and_the_token_stays_home(
     # CI saw it once near the end of a loaded run ("soft deadline of 3.0s passed", the server never
     # asked); the deadline cannot go higher (guard.DEADLINE_RANGE).
     for attempt in range(3):
-        server = _redirecting(code, f"{elsewhere.url}/api/session-start?workspace=/srv/acme")
+        server = _redirecting(code, f"{elsewhere.url}/api/hooks/session-start")
         try:
             env = {
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -104,9 +104,12 @@ def test_a_redirect_is_refused_and_the_token_stays_home(
         finally:
             server.close()
         entries = hooklog.entries(env)
-        if server.seen or not any("soft deadline" in e.detail for e in entries):
+        if server.seen or not any(e.detail.startswith("deadline") for e in entries):
             break
-    assert ran.returncode == 0 and ran.stdout == "", ran.stdout  # nothing injected
+    assert ran.returncode == 0 and "INJECTED" not in ran.stdout  # nothing of the other origin
+    told = json.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert told.startswith("lore: the shared memory is unavailable") and "redirect" in told, told
+    assert TOKEN not in ran.stdout
     assert len(server.seen) == 1, [e.detail for e in entries]
     assert server.seen[0].get("authorization") == f"Bearer {TOKEN}"
     assert elsewhere.seen == []  # never asked: the token did not travel

@@ -12,6 +12,7 @@ import pytest
 from integration.test_hook import context, hook
 from support import cli
 
+from lore.core import spool
 from lore.core.session import Origin
 from lore.store import facts, purge
 
@@ -81,11 +82,17 @@ def test_a_record_that_cannot_be_written_never_costs_the_injection(
         lines = [
             json.loads(x) for x in (Path(env["LORE_DATA_DIR"]) / "logs" / "hook.log").read_text().splitlines()
         ]
-        assert lines[-2]["event"] == "session-start" and lines[-2]["ok"]
-        assert lines[-1]["event"] == "record" and not lines[-1]["ok"] and "no_more" in lines[-1]["detail"]
+        assert lines[-1]["event"] == "session-start" and lines[-1]["ok"]
+        assert lines[-2]["event"] == "record" and not lines[-2]["ok"] and "no_more" in lines[-2]["detail"]
+        assert len(spool.pending(env)) == 1  # the record waits on this machine
     finally:
         conn.execute("ALTER TABLE injections DROP CONSTRAINT no_more")
         conn.commit()
+    # The next lore process that can write writes it (here `lore log` itself), once.
+    listed = json.loads(_log(env, "--json").stdout)
+    assert [(r["kind"], r["outcome"], r["text"]) for r in listed] == [("session-start", "shown", text)]
+    assert spool.pending(env) == []
+    assert len(json.loads(_log(env, "--json").stdout)) == 1
 
 
 def test_records_past_the_retention_are_deleted_by_lore(

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
+from support.psqlread import psql_snapshot
 
 from lore.core import render
 from lore.core.session_start import Request
-from lore.db import snapshot
 from lore.store import facts
 
 SPACES = ["alpha", "beta", "gamma"]
@@ -89,7 +89,7 @@ def test_hook_read_and_facts_query_agree_on_random_histories(
         spaces = rng.sample(SPACES, rng.randint(1, 3))
         workspace = rng.choice(["acme-api", "Acme-Api", "infra", "nothing"])
         expected = _expected(conn, spaces, workspace)
-        snap = snapshot.read(db_url, _wanted(spaces, workspace), timeout=10)
+        snap = psql_snapshot(db_url, _wanted(spaces, workspace), timeout=10)
         through_psycopg, total = facts.page(
             conn, spaces, prefer_subject=workspace, limit=render.SESSION_START_MAX_FACTS
         )
@@ -119,6 +119,6 @@ def test_inbox_counts_agree_with_the_rows(conn: psycopg.Connection, db_url: str)
             (read, None if read is None else "reader"),
         )
     conn.commit()
-    snap = snapshot.read(db_url, _wanted(["alpha"], "x"), timeout=10)
+    snap = psql_snapshot(db_url, _wanted(["alpha"], "x"), timeout=10)
     assert (snap.inbox, snap.unread) == (1, 2)
     assert conn.execute("SELECT inbox, unread FROM lore_inbox_counts('alpha')").fetchone() == (1, 2)

@@ -46,13 +46,9 @@ DYNAMIC = {
     ("lore.store.versions", "INSERT INTO {}"): "facts and notes: tests/integration/test_facts_sql.py",
     ("lore.store.versions", "SELECT bool_or"): "facts and notes: tests/integration/test_facts_sql.py",
     (
-        "lore.db.snapshot",
-        "SELECT lore_injection_record({document}::jsonb",
-    ): "a dollar-quoted document (psql: stdin, never argv): tests/agents/test_injection_log.py",
-    (
-        "lore.db.snapshot",
-        "SELECT to_regproc('lore_injection_record')",
-    ): "the psql guard of that call: tests/agents/test_injection_log.py",
+        "lore.store.port",
+        "SELECT to_json({function.name}({placeholders}))",
+    ): "one per SQL function of lore.db.calls: tests/integration/test_event_ports.py",
 }
 
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
-from lore.core import hooklog
+from lore.core import hooklog, spool
 from lore.hooks import guard
 
 
 def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     logged: list[str] = []
 
@@ -25,25 +26,35 @@ def test_a_deadline_that_goes_off_while_a_failure_is_logged_stays_inside(
 
     monkeypatch.setattr(hooklog, "append", slow_append)
 
-    def body() -> str:
+    def body(run: guard.Run) -> str:
         raise ValueError("the server answered 302")
 
     started = time.monotonic() - guard.DEFAULT_DEADLINE  # no time left: the alarm is set to 0.05 s
-    assert guard.run("claude-code", "session-start", {}, started, body) == ""
-    assert logged == ["ValueError: the server answered 302"]
+    env = {"LORE_DATA_DIR": str(tmp_path)}
+    assert guard.run("claude-code", "session-start", env, started, body) == ""
+    assert len(logged) == 1 and logged[0].startswith("failed: unexpected ValueError: the server answered 302")
+    assert len(spool.pending(env)) == 1  # its record, for the next lore process that can write
 
 
-def test_a_body_past_the_deadline_is_cut_and_logged(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_body_past_the_deadline_is_cut_logged_and_told(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     logged: list[str] = []
     monkeypatch.setattr(hooklog, "append", lambda client, event, ok, detail, env: logged.append(detail))
 
-    def body() -> str:
+    def body(run: guard.Run) -> str:
         time.sleep(2)
         return "never"
 
     started = time.monotonic() - guard.DEFAULT_DEADLINE + 0.1
-    assert guard.run("gemini", "session-start", {}, started, body) == ""
-    assert len(logged) == 1 and "soft deadline" in logged[0]
+    env = {"LORE_DATA_DIR": str(tmp_path)}
+    said = guard.run(
+        "gemini", "session-start", env, started, body, lambda run, outcome: f"told {outcome.kind}"
+    )
+    assert said == "told deadline"
+    assert len(logged) == 1 and logged[0].startswith(
+        "deadline: lore did not finish within its 0.9 s deadline"
+    )
 
 
 def test_the_deadline_moves_only_within_its_bounds() -> None:

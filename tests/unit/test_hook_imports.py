@@ -47,7 +47,7 @@ def test_hook_imports_nothing_heavy_even_when_it_fails(tmp_path: Path) -> None:
         "LORE_CONFIG": str(tmp_path / "missing.toml"),
     }
     done, modules = hook_imports(env, json.dumps({"cwd": str(tmp_path), "source": "startup"}))
-    assert done.returncode == 0 and done.stdout == ""
+    assert done.returncode == 0 and "no lore config file" in done.stdout  # what the agent reads
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
     assert "lore" in modules
 

@@ -67,5 +67,5 @@ def start(workspace: str | None, client: str) -> int:
     with runtime() as rt:
         session = rt.command_session(workspace)
         started = session_start(rt, session, client, via="cli")
-    print(started.text or f"(nothing to inject: space {session.space} holds no facts yet)")
+    print(started.text)
     return 0

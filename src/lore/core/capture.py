@@ -69,6 +69,7 @@ class Handoff:
     message_chars: int
     changes: Changes | None
     started_at: datetime | None
+    at: datetime | None = None  # when the event happened (None: when written)
 
     def payload(self) -> dict[str, Any]:
         """The JSON the SQL function reads (with its note's title; the database writes the body)."""
@@ -87,6 +88,7 @@ class Handoff:
             "changed": changes.count if changes is not None else 0,
             "diffstat": changes.diffstat if changes is not None else None,
             "started_at": self.started_at.isoformat() if self.started_at is not None else None,
+            "at": self.at.isoformat() if self.at is not None else None,
             "title": title(self.client, self.workspace_name),
         }
         return {k: clean(v) if isinstance(v, str) else v for k, v in fields.items()}

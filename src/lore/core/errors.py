@@ -9,7 +9,8 @@ LoreError                 base; `message` + `hint` (the next action)
 ├── EmbedderError         the embedder made no vectors (down, misconfigured, timed out); writes never see it
 ├── HookFailure           a hook could not make its text: logged in the hook log, never shown to the agent
 │   ├── StoreError        the hook's one query (psql) failed or did not answer in time
-│   └── RemoteError       the hosted server refused, failed or did not answer
+│   ├── RemoteError       the hosted server refused, failed or did not answer
+│   └── DeadlinePassed    the hook's soft deadline passed
 ├── InvalidInput          a tool or command argument is wrong; nothing was written
 │   └── TooLarge          a request body over its cap, refused before it was read whole
 ├── NotFound              an id that this session cannot see (other spaces look the same)
@@ -85,4 +86,8 @@ class StoreError(HookFailure):
 
 
 class RemoteError(HookFailure):
+    pass
+
+
+class DeadlinePassed(HookFailure):
     pass

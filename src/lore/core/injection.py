@@ -1,14 +1,17 @@
-"""The record of what lore told an agent (`injections`, migration 0014): built here from what a
-session start read and rendered, for the local hook (written through psql) and the service (through
-psycopg) alike, and read back by `lore log` and the web UI. Pure."""
+"""The record of what lore told an agent (`injections`, migrations 0014 and 0018): one row per outcome
+of a hook (memory shown, nothing to show, unavailable and why, ...: lore.core.outcomes), built here
+for every caller of the agent events (lore.service.events) and read back by `lore log` and the web
+UI. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from lore.core import render
+from lore.core.outcomes import Outcome
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot
 
@@ -21,12 +24,12 @@ class Injection:
 
     id: int
     at: datetime
-    kind: str  # session-start | prompt
+    kind: str  # session-start | prompt | session-end
     via: str  # hook | api | cli
     client: str
     session_id: str | None
     workspace: str
-    space: str
+    space: str | None  # None: no space could be chosen (a config error, a tie)
     readable: list[str]
     shown: list[str]  # public ids, in the order shown
     cut: list[str]  # facts read but left out by the budget
@@ -36,6 +39,48 @@ class Injection:
     budget: int
     duration_ms: int
     text: str
+    outcome: str = "shown"  # lore.core.outcomes.KINDS
+    detail: str | None = None  # why, when it is not `shown`
+
+
+def outcome_row(
+    kind: str,
+    outcome: Outcome,
+    *,
+    via: str,
+    client: str,
+    workspace: str,
+    session_id: str | None = None,
+    space: str | None = None,
+    readable: Sequence[str] = (),
+    text: str = "",
+    duration_ms: int = 0,
+    event_key: str | None = None,
+    at: str | None = None,
+) -> dict[str, Any]:
+    """The record of an outcome that showed no memory (or the inbox), as `lore_injection_record`
+    takes it. `at`: when it happened (ISO 8601; None: when written), for a record kept in the spool."""
+    return {
+        "kind": kind,
+        "via": via,
+        "client": client[:200],
+        "session_id": session_id[:200] if session_id else None,
+        "workspace": workspace[:4096],
+        "space": space,
+        "readable": list(readable),
+        "shown": [],
+        "cut": [],
+        "handoff": None,
+        "instructions": [],
+        "chars": render.size(text),
+        "budget": 0,
+        "duration_ms": duration_ms,
+        "text": text[:MAX_TEXT],
+        "outcome": outcome.kind,
+        "detail": outcome.why[:1000] or None,
+        "event_key": event_key,
+        "at": at,
+    }
 
 
 def session_start_row(
@@ -48,8 +93,9 @@ def session_start_row(
     session_id: str | None,
     budget: int,
     duration_ms: int,
+    event_key: str | None = None,
 ) -> dict[str, Any]:
-    """The record of one session start, as `lore_injection_record` takes it."""
+    """The record of one session start that showed memory, as `lore_injection_record` takes it."""
     shown = list(out.shown_ids)  # in order; copies and stale facts were never lines of their own
     seen = set(shown)
     cut = [f.id for f in render.order(snapshot.facts, session.workspace_name) if f.id not in seen]
@@ -70,6 +116,9 @@ def session_start_row(
         "budget": budget,
         "duration_ms": duration_ms,
         "text": out.text[:MAX_TEXT],
+        "outcome": "shown",
+        "detail": None,
+        "event_key": event_key,
     }
 
 

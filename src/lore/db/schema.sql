@@ -221,7 +221,8 @@ CREATE FUNCTION public.lore_handoff_record(h jsonb) RETURNS public.handoffs
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    started timestamptz := least(coalesce((h->>'started_at')::timestamptz, now()), now());
+    happened timestamptz := least(coalesce((h->>'at')::timestamptz, now()), now());
+    started timestamptz := least(coalesce((h->>'started_at')::timestamptz, happened), happened);
     changes text[] := CASE WHEN jsonb_typeof(h->'changes') = 'array'
                            THEN ARRAY(SELECT jsonb_array_elements_text(h->'changes')) END;
     saved handoffs;
@@ -232,10 +233,10 @@ DECLARE
     stamp timestamptz;
 BEGIN
     INSERT INTO handoffs AS o (space, client, session_id, root, workspace, workspace_name, event, message,
-                               message_chars, changes, changed, diffstat, started_at)
+                               message_chars, changes, changed, diffstat, started_at, updated_at)
     VALUES (h->>'space', h->>'client', h->>'session_id', h->>'root', h->>'workspace', h->>'workspace_name',
             h->>'event', h->>'message', coalesce((h->>'message_chars')::int, 0), changes,
-            coalesce((h->>'changed')::int, 0), h->>'diffstat', started)
+            coalesce((h->>'changed')::int, 0), h->>'diffstat', started, happened)
     ON CONFLICT (space, client, session_id) DO UPDATE SET
         root = EXCLUDED.root,
         workspace = EXCLUDED.workspace,
@@ -247,9 +248,15 @@ BEGIN
         changed = CASE WHEN EXCLUDED.changes IS NULL THEN o.changed ELSE EXCLUDED.changed END,
         diffstat = CASE WHEN EXCLUDED.changes IS NULL THEN o.diffstat ELSE EXCLUDED.diffstat END,
         started_at = least(o.started_at, EXCLUDED.started_at),
-        updated_at = greatest(now(), o.started_at),
+        updated_at = greatest(EXCLUDED.updated_at, o.started_at),
         events = o.events + 1
+    WHERE o.updated_at <= EXCLUDED.updated_at
     RETURNING * INTO saved;
+    IF saved.id IS NULL THEN  -- an older event than the one stored: nothing to change
+        SELECT * INTO saved FROM handoffs
+        WHERE space = h->>'space' AND client = h->>'client' AND session_id = h->>'session_id';
+        RETURN saved;
+    END IF;
 
     SELECT coalesce(array_agg(t ORDER BY t), '{}') INTO touched FROM (
         SELECT DISTINCT t FROM (
@@ -349,23 +356,38 @@ CREATE FUNCTION public.lore_injection_record(r jsonb, retention_days integer) RE
     AS $$
 DECLARE
     made bigint;
+    who text := coalesce(r->>'owner', lore_space_owner(r->>'space'));
 BEGIN
-    INSERT INTO injections (kind, via, client, session_id, workspace, space, readable, shown, cut, handoff,
-                            instructions, chars, budget, duration_ms, text)
-    VALUES (r->>'kind', r->>'via', left(r->>'client', 200), left(r->>'session_id', 200),
+    INSERT INTO injections (at, kind, via, client, session_id, workspace, space, readable, shown, cut,
+                            handoff, instructions, chars, budget, duration_ms, text, outcome, detail,
+                            owner, event_key)
+    VALUES (least(coalesce((r->>'at')::timestamptz, now()), now()),
+            r->>'kind', r->>'via', left(r->>'client', 200), left(r->>'session_id', 200),
             left(r->>'workspace', 4096), r->>'space',
-            ARRAY(SELECT jsonb_array_elements_text(r->'readable')),
-            ARRAY(SELECT jsonb_array_elements_text(r->'shown')),
-            ARRAY(SELECT jsonb_array_elements_text(r->'cut')),
+            ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'readable', '[]'))),
+            ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'shown', '[]'))),
+            ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'cut', '[]'))),
             (r->>'handoff')::bigint,
-            ARRAY(SELECT jsonb_array_elements_text(r->'instructions')),
-            (r->>'chars')::integer, (r->>'budget')::integer, (r->>'duration_ms')::integer,
-            left(r->>'text', 10000))
+            ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'instructions', '[]'))),
+            coalesce((r->>'chars')::integer, 0), coalesce((r->>'budget')::integer, 0),
+            coalesce((r->>'duration_ms')::integer, 0), left(coalesce(r->>'text', ''), 10000),
+            coalesce(r->>'outcome', 'shown'), left(r->>'detail', 1000), nullif(who, ''),
+            left(r->>'event_key', 200))
+    ON CONFLICT (event_key) WHERE event_key IS NOT NULL DO NOTHING
     RETURNING id INTO made;
+    IF made IS NULL THEN
+        SELECT id INTO made FROM injections WHERE event_key = r->>'event_key';
+        RETURN made;
+    END IF;
     DELETE FROM injections WHERE id IN (
-        SELECT id FROM injections WHERE at < now() - make_interval(days => retention_days) LIMIT 100);
+        SELECT id FROM injections
+        WHERE coalesce(owner, '') = coalesce(who, '') AND at < now() - make_interval(days => retention_days)
+        LIMIT 100);
     DELETE FROM retrievals WHERE id IN (
-        SELECT id FROM retrievals WHERE at < now() - make_interval(days => retention_days) LIMIT 100);
+        SELECT id FROM retrievals
+        WHERE at < now() - make_interval(days => retention_days)
+          AND lore_space_owner(space) = coalesce(who, '')
+        LIMIT 100);
     RETURN made;
 END $$;
 
@@ -401,6 +423,25 @@ CREATE FUNCTION public.lore_instructions_here(p_space text, p_skip text[], p_lim
     WHERE m.space = p_space AND m.family IS NOT NULL AND NOT (m.family = ANY(p_skip))
     ORDER BY m.file COLLATE "C", m.first_line, m.section
     LIMIT p_limit
+$$;
+
+
+--
+-- Name: lore_prompt_inbox(text, bigint, bigint, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_prompt_inbox(p_space text, p_after_message bigint, p_after_task bigint, p_max integer) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT json_build_object(
+        'messages', coalesce((SELECT json_agg(m ORDER BY m.num)
+                              FROM lore_unread_since(p_space, p_after_message, p_max) m), '[]'::json),
+        'message_count', coalesce((SELECT max(total) FROM lore_unread_since(p_space, p_after_message, 1)), 0),
+        'tasks', coalesce((SELECT json_agg(t ORDER BY t.lineage)
+                           FROM lore_inbox_since(p_space, p_after_task, p_max) t), '[]'::json),
+        'task_count', coalesce((SELECT max(total) FROM lore_inbox_since(p_space, p_after_task, 1)), 0),
+        'last_message', (SELECT coalesce(max(id), 0) FROM messages),
+        'last_task', (SELECT coalesce(max(lineage), 0) FROM tasks))
 $$;
 
 
@@ -441,6 +482,17 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'expired', (SELECT count(*) FROM facts f
                     WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to IS NOT NULL
                       AND f.valid_to <= now() AND f.valid_to > now() - interval '30 days'))
+$$;
+
+
+--
+-- Name: lore_space_owner(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_space_owner(p_space text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN strpos(p_space, '/') > 0 THEN split_part(p_space, '/', 1) ELSE '' END
 $$;
 
 
@@ -691,7 +743,7 @@ CREATE TABLE public.injections (
     client text NOT NULL,
     session_id text,
     workspace text NOT NULL,
-    space text NOT NULL,
+    space text,
     readable text[] NOT NULL,
     shown text[] NOT NULL,
     cut text[] NOT NULL,
@@ -701,8 +753,16 @@ CREATE TABLE public.injections (
     budget integer NOT NULL,
     duration_ms integer NOT NULL,
     text text NOT NULL,
+    outcome text DEFAULT 'shown'::text NOT NULL,
+    detail text,
+    owner text,
+    event_key text,
     CONSTRAINT injections_client_check CHECK ((length(client) <= 200)),
-    CONSTRAINT injections_kind_check CHECK ((kind = ANY (ARRAY['session-start'::text, 'prompt'::text]))),
+    CONSTRAINT injections_detail_check CHECK ((length(detail) <= 1000)),
+    CONSTRAINT injections_event_key_check CHECK ((length(event_key) <= 200)),
+    CONSTRAINT injections_kind_check CHECK ((kind = ANY (ARRAY['session-start'::text, 'prompt'::text, 'session-end'::text]))),
+    CONSTRAINT injections_outcome_check CHECK ((outcome = ANY (ARRAY['shown'::text, 'nothing'::text, 'unavailable'::text, 'config'::text, 'tie'::text, 'deadline'::text, 'spooled'::text, 'killed'::text, 'stored'::text, 'failed'::text]))),
+    CONSTRAINT injections_owner_check CHECK ((length(owner) <= 200)),
     CONSTRAINT injections_session_id_check CHECK ((length(session_id) <= 200)),
     CONSTRAINT injections_text_check CHECK ((length(text) <= 10000)),
     CONSTRAINT injections_via_check CHECK ((via = ANY (ARRAY['hook'::text, 'api'::text, 'cli'::text]))),
@@ -1474,6 +1534,20 @@ CREATE INDEX injections_at ON public.injections USING btree (at);
 --
 
 CREATE INDEX injections_cut ON public.injections USING gin (cut);
+
+
+--
+-- Name: injections_event_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX injections_event_key ON public.injections USING btree (event_key) WHERE (event_key IS NOT NULL);
+
+
+--
+-- Name: injections_owner_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX injections_owner_at ON public.injections USING btree (COALESCE(owner, ''::text), at);
 
 
 --

@@ -1,13 +1,11 @@
-"""`lore hook prompt`: before each prompt, what arrived for this space since the session's last
-prompt (unread messages, tasks new in the inbox), briefly; nothing at all when nothing arrived.
+"""`lore hook prompt`: before each prompt, what arrived for this space since the session's last prompt
+(unread messages, tasks new in the inbox), briefly; nothing at all when nothing arrived.
 
-Per session (the hook input's `session_id`), a small state file under `<data dir>/prompt-hook/`
-keeps the highest message id and task id already shown, so each item is shown once per session. It
-only looks: messages stay unread until read_messages reads them. The first prompt of a session
-shows what is still unread and what waits in the inbox (the session-start text only counted them).
-
-Lean and fail-open like the session-start hook: read through the wheel's `psql`, never a driver;
-every failure prints nothing, exits 0 and appends the reason to the hook log.
+An adapter: the inbox is read, composed and recorded by the use case (lore.service.events.prompt),
+here through psql, or on the server (`POST /api/hooks/prompt`) in hosted mode. Per session (the hook
+input's `session_id`), a small state file under `<data dir>/prompt-hook/` keeps the newest message and
+task ids already shown, so each item is shown once per session, and the last failure told, so a
+database that is down is said once per session, not before every prompt.
 """
 
 from __future__ import annotations
@@ -21,16 +19,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lore.core import clients, inbox
+from lore.core import clients
 from lore.core import hooklog as log
 from lore.core.config import load_config
 from lore.core.errors import HookFailure
+from lore.core.outcomes import Outcome, agent_line
 from lore.core.paths import data_dir
-from lore.core.rows import Message, Task, from_json
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.db import embedded, psql
-from lore.hooks import guard
+from lore.hooks import gateway, guard, hosted
+from lore.service.events import prompt as use_case
 
 STATE_TTL = 14 * 24 * 3600  # state files of sessions idle this long are removed
 EVENT = "prompt"
@@ -46,111 +44,113 @@ def _nested(event: str) -> Callable[[str], str]:
 # The per-prompt hook each client has, and the output shape it reads.
 SHAPES: dict[str, Callable[[str], str]] = {"claude-code": _nested("UserPromptSubmit")}
 
-_SQL = r"""
-\set ON_ERROR_STOP on
-BEGIN;
-SET LOCAL statement_timeout = :timeout_ms;
-SELECT to_regproc('lore_inbox_since') IS NOT NULL AS current \gset
-\if :current
-SELECT json_build_object(
-    'messages', coalesce((SELECT json_agg(m ORDER BY m.num)
-                          FROM lore_unread_since(:'space', :after_message, :max_items) m), '[]'::json),
-    'message_count', coalesce((SELECT max(total) FROM lore_unread_since(:'space', :after_message, 1)), 0),
-    'tasks', coalesce((SELECT json_agg(t ORDER BY t.lineage)
-                       FROM lore_inbox_since(:'space', :after_task, :max_items) t), '[]'::json),
-    'task_count', coalesce((SELECT max(total) FROM lore_inbox_since(:'space', :after_task, 1)), 0),
-    'last_message', (SELECT coalesce(max(id), 0) FROM messages),
-    'last_task', (SELECT coalesce(max(lineage), 0) FROM tasks));
-\else
-SELECT '{"messages": [], "tasks": [], "message_count": 0, "task_count": 0}';
-\endif
-COMMIT;
-"""
-
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
     """What to print on stdout: the client's shape around what arrived, or '' (nothing)."""
     started = time.monotonic() if started is None else started
-    return guard.run(client_name, EVENT, env, started, lambda: _run(client_name, raw, env, started))
-
-
-def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> str:
     shape = SHAPES.get(client_name)
     if shape is None:
-        clients.client(client_name)  # an unknown name: ValueError listing the known ones
+        try:
+            clients.client(client_name)
+        except ValueError as exc:  # an unknown name: the message lists the known ones
+            log.append(client_name, EVENT, False, str(exc), env)
+            return ""
         log.append(client_name, EVENT, True, "no per-prompt injection for this client; nothing sent", env)
         return ""
-    if env.get("LORE_URL", "").strip():
-        detail = "hosted mode (LORE_URL): no per-prompt injection yet; nothing sent"
-        log.append(client_name, EVENT, True, detail, env)
-        return ""
+    return guard.run(client_name, EVENT, env, started, lambda r: _run(r, shape, raw), _once, shape)
+
+
+def _run(run: guard.Run, shape: Callable[[str], str], raw: str) -> str:
+    env, client = run.env, run.client
     data: Any = json.loads(raw) if raw.strip() else {}
     hook_input = clients.parse_input(raw)
     if not hook_input.cwd:
-        raise HookFailure("hook input has no cwd: cannot tell the workspace")
+        raise HookFailure("the agent's hook input names no directory (cwd): lore cannot tell the workspace")
     session_id = data.get("session_id") if isinstance(data, dict) else None
-    config = load_config(env)
-    session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client_name)
-    url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
-    if url is None:
-        raise HookFailure("the embedded database is not running (`lore db start` starts it)")
-    state_file = _state_path(
-        env, session.space, session_id if isinstance(session_id, str) else hook_input.cwd
-    )
+    run.workspace, run.session_id = hook_input.cwd, session_id if isinstance(session_id, str) else None
+    state_file = _state_path(env, run.session_id or hook_input.cwd)
     seen = _load(state_file)
-    remaining = guard.remaining(started, env)
-    variables = {
-        "space": session.space,
-        "after_message": str(seen.get("message", 0)),
-        "after_task": str(seen.get("task", 0)),
-        "max_items": str(inbox.PROMPT_MAX_ITEMS),
-    }
-    found = psql.psql_json(url, _SQL, variables, timeout=max(0.05, remaining - 0.05))
-    shown_messages = [from_json(Message, m) for m in found["messages"]]
-    shown_tasks = [from_json(Task, t) for t in found["tasks"]]
-    if "last_message" in found:
-        _save(state_file, {"message": int(found["last_message"]), "task": int(found["last_task"])})
-    text = inbox.prompt_text(
-        session.space,
-        shown_messages,
-        shown_tasks,
-        more_messages=int(found["message_count"]) - len(shown_messages),
-        more_tasks=int(found["task_count"]) - len(shown_tasks),
-    )
-    elapsed = int((time.monotonic() - started) * 1000)
-    log.append(
-        client_name,
-        EVENT,
-        True,
-        f"space {session.space}: {found['message_count']} new messages, {found['task_count']} new inbox "
-        f"tasks, {elapsed} ms",
-        env,
-    )
+    where = gateway.server(env)
+    if where is not None:
+        run.target = where.origin
+        answer, marks = hosted.prompt(
+            run, where, {"message": seen.get("message", 0), "task": seen.get("task", 0)}
+        )
+        text, counts = answer.text, f"{answer.outcome}"
+        seen.update(marks)
+    else:
+        config = load_config(env)
+        session = build(WorkspaceSignal(Path(hook_input.cwd), "hook cwd"), config, env, client)
+        run.space = session.space
+        with gateway.local_port(run, config) as port:
+            got = use_case.prompt(
+                port,
+                session,
+                config,
+                client,
+                use_case.Seen(seen.get("message", 0), seen.get("task", 0)),
+                via="hook",
+                session_id=run.session_id,
+                started=run.started,
+                event_key=guard.new_key(),
+            )
+            port.commit()
+        if got.row is not None and got.record is None:
+            log.append(client, "record", False, f"not recorded now ({got.failure}): kept in the spool", env)
+            run.spool("record", str(got.row.get("event_key")), got.row)
+        text, counts = (
+            got.text,
+            f"space {session.space}: {got.messages} new messages, {got.tasks} new inbox tasks",
+        )
+        seen.update(message=got.seen.message, task=got.seen.task)
+    seen.pop("told", None)  # it works again: a later failure is told again
+    _save(state_file, seen)
+    elapsed = int((time.monotonic() - run.started) * 1000)
+    log.append(client, EVENT, True, f"{counts}, {elapsed} ms", env)
     return shape(text) if text else ""
 
 
-def _state_path(env: Mapping[str, str], space: str, session: str) -> Path:
-    digest = hashlib.sha256(f"{space}\0{session}".encode()).hexdigest()[:32]
+def _once(run: guard.Run, outcome: Outcome) -> str:
+    """On a failure: the line saying what happened, once per session and cause (not before every
+    prompt while the database is down)."""
+    state_file = _state_path(run.env, run.session_id or run.workspace or "unknown")
+    seen = _load(state_file)
+    told = f"{outcome.kind}:{outcome.why}"
+    if seen.get("told") == told:
+        return ""
+    seen["told"] = told
+    _save(state_file, seen)
+    return agent_line(outcome)
+
+
+def _state_path(env: Mapping[str, str], session: str) -> Path:
+    digest = hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:32]
     return data_dir(env) / "prompt-hook" / f"{digest}.json"
 
 
-def _load(path: Path) -> dict[str, int]:
+def _load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
-    return {k: v for k, v in data.items() if k in ("message", "task") and isinstance(v, int)}
+    kept: dict[str, Any] = {k: v for k, v in data.items() if k in ("message", "task") and isinstance(v, int)}
+    if isinstance(data.get("told"), str):
+        kept["told"] = data["told"]
+    return kept
 
 
-def _save(path: Path, seen: dict[str, int]) -> None:
+def _save(path: Path, seen: dict[str, Any]) -> None:
     """Atomic replace; now and then remove the state of long-idle sessions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(seen, handle)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(seen, handle)
+        os.replace(tmp, path)
+    except OSError:
+        return
     if int.from_bytes(os.urandom(1), "big") < 8:  # ~3% of runs
         cutoff = time.time() - STATE_TTL
         for old in path.parent.glob("*.json"):

@@ -1,8 +1,8 @@
-"""The hosted session start: `LORE_URL` (+ `LORE_TOKEN`) make the hook fetch its text from the
-server's renderer (`GET /api/session-start`) instead of reading a local database.
+"""The hosted hooks: with `LORE_URL` (+ `LORE_TOKEN`) every hook event goes to the server's
+`/api/hooks/*` routes, which call the same use cases as the local hooks (lore.service.events).
 
 Standard library only (the hook's import budget): `urllib.request`, imported when used. The same
-deadline as the local path bounds the request; the token goes in the Authorization header only,
+deadline as the local path bounds each request; the token goes in the Authorization header only,
 and no error message carries it. Redirects are refused (a failure the hook log records): urllib would
 follow one to any origin with the Authorization header.
 """
@@ -40,15 +40,36 @@ def opener() -> Any:
 def fetch(
     base_url: str, token: str, workspace: str, client: str, *, timeout: float, session_id: str | None = None
 ) -> Remote:
+    """The session-start text the server renders (`GET /api/session-start`: `lore session-start`'s and
+    scripts' route; the hook posts to /api/hooks/session-start)."""
+    query = {"workspace": workspace, "client": client} | ({"session_id": session_id} if session_id else {})
+    data = call(base_url, token, f"/api/session-start?{urlencode(query)}", None, timeout=timeout)
+    if not isinstance(data.get("text"), str):
+        raise RemoteError("the server's answer has no session-start text")
+    return Remote(
+        data["text"], str(data.get("space", "")), int(data.get("shown", 0)), int(data.get("omitted", 0))
+    )
+
+
+def call(
+    base_url: str, token: str, path: str, body: dict[str, Any] | None, *, timeout: float
+) -> dict[str, Any]:
+    """One request to the server (`body`: a JSON POST; None: a GET); its JSON object. A refusal,
+    an error or no answer in `timeout` is a RemoteError saying which (never the token)."""
     import urllib.error
     import urllib.request
 
-    query = {"workspace": workspace, "client": client} | ({"session_id": session_id} if session_id else {})
-    url = f"{base_url.rstrip('/')}/api/session-start?{urlencode(query)}"
+    url = f"{base_url.rstrip('/')}{path}"
     headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url, headers=headers)
+    data_out = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data_out = json.dumps(body, ensure_ascii=False).encode()
+    request = urllib.request.Request(
+        url, data=data_out, headers=headers, method="POST" if body is not None else "GET"
+    )
     try:
         with opener().open(request, timeout=timeout) as response:
             data = json.loads(response.read())
@@ -68,11 +89,11 @@ def fetch(
         raise RemoteError(f"the server did not answer within {timeout:.2f}s") from None
     except urllib.error.URLError as exc:
         raise RemoteError(f"cannot reach the server: {exc.reason}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-        raise RemoteError("the server's answer has no session-start text")
-    return Remote(
-        data["text"], str(data.get("space", "")), int(data.get("shown", 0)), int(data.get("omitted", 0))
-    )
+    except (OSError, ValueError) as exc:  # a connection reset mid-answer, an answer that is not JSON
+        raise RemoteError(f"the server's answer was cut or is not JSON ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise RemoteError("the server's answer is not a JSON object")
+    return data
 
 
 _REDIRECTS = {301, 302, 303, 307, 308}

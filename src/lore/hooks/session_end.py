@@ -3,103 +3,129 @@
 Wired to each client's end-of-turn or end-of-session event (docs/agents/): Claude Code's `Stop` and
 `SessionEnd`, Gemini CLI's `AfterAgent` and `SessionEnd`, Codex's `Stop` and `SessionEnd`, Cursor's
 `afterAgentResponse`, lore's OpenCode plugin on `session.idle`. One handoff per session: every later
-event of the same session updates it. It holds the agent's final message (from the event, else read
-from the transcript the event names), the working tree's changes at that moment (git) and the tasks
-the session touched, bounded and with credentials redacted (lore.capture); no model, no embedding.
+event of the same session updates it.
 
-Same rules as the other hooks: psql and the standard library only, within the soft deadline, and
-a failure prints nothing and goes to the hook log. The hook prints nothing on success either.
+An adapter: what only this machine can see is captured here (the agent's final message, from the
+event or its transcript; the working tree's changes; lore.core.capture: bounded, credentials
+redacted before anything leaves), and the handoff is written by the use case
+(lore.service.events.session_end), through psql, or on the server (`POST /api/hooks/session-end`) in
+hosted mode. When neither can take it (stopped, starting, unreachable), it waits in the spool and
+is written by the next lore process that can. The hook prints nothing (the clients read nothing).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 
-from lore.core import capture, clients
+from lore.core import capture, clients, outcomes
 from lore.core import hooklog as log
 from lore.core.config import load_config
+from lore.core.ending import Ending
 from lore.core.errors import HookFailure
-from lore.core.rows import Handoff, from_json
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.db import embedded, psql
-from lore.hooks import guard
+from lore.hooks import gateway, guard, hosted
+from lore.service.events import session_end as use_case
 
 EVENT = "session-end"
-
-# The handoff travels in the script (stdin), never in psql's arguments, which other local users can
-# read (/proc/PID/cmdline): a dollar-quoted literal under a tag the text does not contain.
-_SQL = r"""
-\set ON_ERROR_STOP on
-BEGIN;
-SET LOCAL statement_timeout = :timeout_ms;
-SELECT row_to_json(h) FROM lore_handoff_record({payload}::jsonb) h;
-COMMIT;
-"""
 
 
 def run(client_name: str, raw: str, env: Mapping[str, str], started: float | None = None) -> str:
     """Always '' (the clients read nothing from this hook); the outcome goes to the hook log."""
     started = time.monotonic() if started is None else started
-    return guard.run(client_name, EVENT, env, started, lambda: _run(client_name, raw, env, started))
-
-
-def _run(client_name: str, raw: str, env: Mapping[str, str], started: float) -> str:
-    clients.client(client_name)  # an unknown name: ValueError listing the known ones
-    end = clients.parse_end(raw)
-    if env.get("LORE_URL", "").strip():
-        log.append(client_name, EVENT, True, "hosted mode (LORE_URL): handoffs are not stored yet", env)
+    try:
+        clients.client(client_name)
+    except ValueError as exc:  # an unknown name: the message lists the known ones
+        log.append(client_name, EVENT, False, str(exc), env)
         return ""
+    return guard.run(client_name, EVENT, env, started, lambda r: _run(r, raw))
+
+
+def _run(run: guard.Run, raw: str) -> str:
+    env, client = run.env, run.client
+    end = clients.parse_end(raw)
     if not end.cwd:
-        raise HookFailure("hook input has no cwd (nor workspace_roots): cannot tell the workspace")
+        raise HookFailure("the agent's hook input names no directory (cwd): lore cannot tell the workspace")
     if not end.session_id:
-        raise HookFailure("hook input names no session (session_id): cannot tell which handoff to update")
-    config = load_config(env)
-    session = build(WorkspaceSignal(Path(end.cwd), "hook cwd"), config, env, client_name)
-    url = env.get("LORE_DATABASE_URL") or config.database_url or embedded.running_url(env)
-    if url is None:
-        raise HookFailure("the embedded database is not running (`lore db start` starts it): no handoff")
-    # git runs while the transcript is read; at most GIT_TIMEOUT, leaving time for the write.
-    git_time = min(capture.GIT_TIMEOUT, max(0.05, guard.remaining(started, env) - 0.25))
+        raise HookFailure("the agent's hook input names no session (session_id): no handoff to update")
+    run.workspace, run.session_id = end.cwd, end.session_id
+    where = gateway.server(env)
+    config = None if where is not None else load_config(env)
+    session = None
+    if config is not None:
+        session = build(WorkspaceSignal(Path(end.cwd), "hook cwd"), config, env, client)
+        run.space = session.space
+    root = session.root if session is not None else Path(hosted.where(end.cwd)["root"])
+    ending = _capture(run, end, root)
+    if where is not None:
+        run.target = where.origin
+        try:
+            saved = hosted.session_end(run, where, ending)
+        except HookFailure as exc:
+            return _spooled(
+                run, "handoff", {**hosted.where(end.cwd), "client": client, "ending": ending.wire()}, exc
+            )
+        detail = f"stored: handoff {saved.get('note_id')} in space {saved.get('space')} on the server"
+        hosted.replay(run, where)
+    else:
+        assert config is not None and session is not None
+        handoff = use_case.handoff_of(ending, session)
+        try:
+            with gateway.local_port(run, config) as port:
+                row = use_case.store(port, handoff.payload())
+                port.commit()
+        except HookFailure as exc:
+            return _spooled(run, "handoff", handoff.payload(), exc)
+        gateway.replay(run, config)
+        said = _said(ending, from_transcript=end.message is None and end.transcript is not None)
+        detail = (
+            f"stored: space {session.space}, handoff {row.note_id} of session {row.session_id[:12]} "
+            f"({ending.event}, {said}, update {row.events})"
+        )
+    elapsed = int((time.monotonic() - run.started) * 1000)
+    log.append(client, EVENT, True, f"{detail}, {elapsed} ms", env)
+    return ""
+
+
+def _capture(run: guard.Run, end: clients.EndInput, root: Path) -> Ending:
+    """What only this machine can see, bounded and redacted: git runs while the transcript is read,
+    for at most GIT_TIMEOUT, leaving time for the write."""
+    git_time = min(capture.GIT_TIMEOUT, max(0.05, run.left() - 0.3))
     message = end.message
-    from_transcript = message is None and end.transcript is not None
-    if from_transcript:
+    if message is None and end.transcript is not None:
         message = capture.last_message(end.transcript)
     began = capture.parse_time(end.started_at) or capture.transcript_started(end.transcript)
-    changes = capture.git_changes(session.root, env, git_time) if (session.root / ".git").exists() else None
+    changes = capture.git_changes(root, run.env, git_time) if (root / ".git").exists() else None
     text, chars = capture.bound_message(message)
-    handoff = capture.Handoff(
-        space=session.space,
-        client=client_name,
-        session_id=capture.clean(end.session_id)[:200],
-        root=str(session.root),
-        workspace=str(session.signal.path),
-        workspace_name=session.workspace_name,
+    return Ending(
+        client=run.client,
+        session_id=capture.clean(end.session_id or "")[:200],
         event=end.event,
         message=text,
         message_chars=chars,
         changes=changes,
         started_at=began,
+        at=datetime.now(UTC),
     )
-    document = json.dumps(handoff.payload(), ensure_ascii=False)
-    tag = f"$h{os.urandom(8).hex()}$"
-    while tag in document:  # 64 random bits: practically never
-        tag = f"$h{os.urandom(8).hex()}$"
-    script = _SQL.replace("{payload}", f"{tag}{document}{tag}")
-    remaining = guard.remaining(started, env)
-    saved = from_json(Handoff, psql.psql_json(url, script, {}, timeout=max(0.05, remaining - 0.05)))
-    elapsed = int((time.monotonic() - started) * 1000)
-    said = f"message {chars} chars{' (from the transcript)' if from_transcript and text else ''}"
-    if text is None:
-        said = "no final message"
-    git = "no git" if changes is None else f"{changes.count} changed"
-    detail = (
-        f"space {session.space}: handoff {saved.note_id} of session {saved.session_id[:12]} ({end.event}, "
-        f"{said}, {git}, {len(saved.tasks)} tasks, update {saved.events}), {elapsed} ms"
-    )
-    log.append(client_name, EVENT, True, detail, env)
+
+
+def _spooled(run: guard.Run, kind: str, payload: dict[str, object], exc: HookFailure) -> str:
+    """The handoff could not be written now: kept for the next lore process that can write it."""
+    why = outcomes.of_error(exc).why
+    key = f"handoff:{run.client}:{run.session_id}:{time.time_ns()}"
+    if run.spool(kind, key, payload):
+        outcome = outcomes.Outcome("spooled", outcomes.spooled(f"the handoff ({why})"))
+        log.append(run.client, EVENT, False, f"spooled: {outcome.why}", run.env)
+        run.record_outcome(outcome)
     return ""
+
+
+def _said(ending: Ending, *, from_transcript: bool) -> str:
+    git = "no git" if ending.changes is None else f"{ending.changes.count} changed"
+    if ending.message is None:
+        return f"no final message, {git}"
+    where = " (from the transcript)" if from_transcript else ""
+    return f"message {ending.message_chars} chars{where}, {git}"

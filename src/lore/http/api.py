@@ -16,6 +16,7 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     GET  /api/spaces                     the user's spaces (config as resolved)
     PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
     GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
+    POST /api/hooks/...                  the hosted hooks' events (lore.http.hook_routes)
     GET  /api/log[?client&since&limit]   what lore told the caller's agents (their spaces only)
     GET  /api/log/{id}                   one record, with the text as the agent received it
     GET  /api/facts?workspace=[&subject&as_of&valid_at]
@@ -48,7 +49,7 @@ from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
 from lore.core.injection import Injection
 from lore.core.rows import Fact
 from lore.core.session import SessionContext
-from lore.http import guard
+from lore.http import guard, hook_routes
 from lore.http.guard import foreign_origin
 from lore.service import accounts, log, memory
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
@@ -242,7 +243,11 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             {"record": _record(await state.call(log.get, config.ids, request.path_params["id"]))}
         )
 
-    async def _session(request: Request, source: str, workspace: object = None) -> SessionContext:
+    hook_routes.register(route, state, _json, lambda *args: _session(*args))
+
+    async def _session(
+        request: Request, source: str, workspace: object = None, remotes: str | None = None
+    ) -> SessionContext:
         value = workspace or request.query_params.get("workspace") or request.headers.get(WORKSPACE_HEADER)
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput(
@@ -254,7 +259,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 "the workspace is not a directory path (over 4,096 characters, or a control character)",
                 "name the directory the agent works in (an absolute path)",
             )
-        remotes = request.headers.get(REMOTE_HEADER)
+        remotes = remotes or request.headers.get(REMOTE_HEADER)
         return await state.session_for(value.strip(), source, "api workspace", remotes)
 
 

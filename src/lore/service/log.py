@@ -24,20 +24,25 @@ def recent(
     workspace: str | None = None,
     since: object = None,
     limit: int = 20,
+    owner: str | None = None,
 ) -> list[Injection]:
-    """The latest injections into `spaces`, newest first; `since`: an ISO date or time."""
+    """The latest records of `spaces` (and the space-less ones of `owner`: the signed-in user, None
+    locally), newest first; `since`: an ISO date or time. Replays what this machine's hooks kept in
+    the spool first (local mode), so that `lore log` lists every outcome."""
     when: datetime | None = parse_time(since, "since")
     if not 1 <= limit <= MAX_LISTED:
         raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, not {limit}.", "Ask for fewer records.")
     return rt.transact(
-        lambda c: injections.recent(c, spaces, client=client, workspace=workspace, since=when, limit=limit)
+        lambda c: injections.recent(
+            c, spaces, client=client, workspace=workspace, since=when, limit=limit, owner=owner
+        )
     )
 
 
-def get(rt: Runtime, spaces: Sequence[str], record_id: object) -> Injection:
+def get(rt: Runtime, spaces: Sequence[str], record_id: object, owner: str | None = None) -> Injection:
     """One record, in full (the text exactly as the agent received it)."""
     number = _record_id(record_id)
-    found = rt.transact(lambda c: injections.get(c, spaces, number))
+    found = rt.transact(lambda c: injections.get(c, spaces, number, owner))
     if found is None:
         raise NotFound(f"No injection record {number} in your spaces.", "`lore log` lists the records.")
     return found

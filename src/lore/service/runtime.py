@@ -164,37 +164,62 @@ class Runtime:
         return config
 
     def pool(self) -> ConnectionPool:
-        """Opened on first use (so `initialize` never waits for the database), migrated once."""
+        """Opened on first use (so `initialize` never waits for the database), migrated once; then
+        the writes this machine's hooks kept in the spool while the database was down are written
+        (local mode: a server in sign-in mode has no hooks of its own)."""
         with self._pool_lock:
-            if self._pool is None:
-                listen_url, pooler = self._database_settings()
-                target = db.target(self._configured_url(), self.env, listen_url=listen_url, pooler=pooler)
-                self._embedded = target.embedded
-                with db.connect(target.url, pooled=target.pooled) as conn:
-                    from lore.db import migrate
+            opened = self._pool is None
+            pool = self._open_pool() if opened else self._pool
+        assert pool is not None
+        if opened and self.accounts is None:
+            self._replay_spool()
+        return pool
 
-                    migrate.upgrade(conn)
-                # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs in
-                # its own `conn.transaction()` (all of lore's core does), which commits it.
-                kwargs: dict[str, Any] = {"application_name": "lore", "autocommit": True}
-                if target.pooled:
-                    # A transaction pooler hands each transaction to any server connection: nothing
-                    # prepared on one exists on the next, and it refuses the `options` startup
-                    # parameter (statement_timeout then comes from the role: docs/deploy.md).
-                    kwargs["prepare_threshold"] = None
-                else:
-                    kwargs["options"] = "-c statement_timeout=30000"
-                self._pool = ConnectionPool(
-                    target.url,
-                    min_size=1,
-                    max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
-                    check=self._check,
-                    kwargs=kwargs,
-                    open=True,
-                    name="lore",
-                )
-                self._target = target
-            return self._pool
+    def _replay_spool(self) -> None:
+        from lore.core import spool
+
+        if not spool.pending(self.env):
+            return
+        from lore.service.session_start import replay_spool
+
+        try:
+            done = replay_spool(self)
+        except Exception:  # never stop a process over what its hooks kept: the next one tries
+            log.exception("replaying the hooks' spool failed")
+            return
+        if done.delivered or done.failed:
+            log.info("spool: %s writes of this machine's hooks written, %s left", done.delivered, done.failed)
+
+    def _open_pool(self) -> ConnectionPool:
+        """The pool to the migrated database (under the pool lock)."""
+        listen_url, pooler = self._database_settings()
+        target = db.target(self._configured_url(), self.env, listen_url=listen_url, pooler=pooler)
+        self._embedded = target.embedded
+        with db.connect(target.url, pooled=target.pooled) as conn:
+            from lore.db import migrate
+
+            migrate.upgrade(conn)
+        # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs in
+        # its own `conn.transaction()` (all of lore's core does), which commits it.
+        kwargs: dict[str, Any] = {"application_name": "lore", "autocommit": True}
+        if target.pooled:
+            # A transaction pooler hands each transaction to any server connection: nothing
+            # prepared on one exists on the next, and it refuses the `options` startup
+            # parameter (statement_timeout then comes from the role: docs/deploy.md).
+            kwargs["prepare_threshold"] = None
+        else:
+            kwargs["options"] = "-c statement_timeout=30000"
+        self._pool = ConnectionPool(
+            target.url,
+            min_size=1,
+            max_size=int(self.env.get("LORE_POOL_SIZE", "4")),
+            check=self._check,
+            kwargs=kwargs,
+            open=True,
+            name="lore",
+        )
+        self._target = target
+        return self._pool
 
     def _database_settings(self) -> tuple[str | None, str | None]:
         """`[database] listen_url` and `pooler` of the config file, when there is a usable one."""

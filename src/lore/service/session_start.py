@@ -1,36 +1,44 @@
-"""Session start: the memory an agent gets before its first prompt. One use case for the hosted hook
-(`/api/session-start`) and `lore session-start`; the local hook makes the same read through psql
-(lore.db.snapshot) and the same text (lore.core.session_start.compose), so all three agree."""
+"""The agent events for callers that hold a Runtime (`/api/hooks/*` for the hosted hooks, `lore
+session-start`, the web UI): the use cases of lore.service.events on a pooled psycopg connection, in
+one transaction each. The local hooks call the same use cases through psql."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-import psycopg
-
-from lore.core import injection, render
+from lore.core import outcomes, spool
 from lore.core.clients import CLIENTS
+from lore.core.ending import Ending
 from lore.core.errors import InvalidInput
+from lore.core.rows import Handoff
 from lore.core.session import SessionContext
-from lore.core.session_start import Snapshot, compose, request
+from lore.service.events import prompt, records, session_end
+from lore.service.events import session_start as starting
+from lore.service.events.prompt import Arrived, Seen
+from lore.service.events.records import outcome_row
+from lore.service.events.session_start import Started
 from lore.service.runtime import Runtime
-from lore.store import injections, snapshot
+from lore.store.port import ConnPort
 
-
-@dataclass(frozen=True)
-class Started:
-    rendered: render.Rendered
-    snapshot: Snapshot
-    record: int | None = None  # the id of its record (`lore log show ID`); None: nothing injected
-
-    @property
-    def text(self) -> str:
-        return self.rendered.text
-
-    @property
-    def total(self) -> int:
-        return self.snapshot.total
+__all__ = [
+    "Arrived",
+    "Seen",
+    "Started",
+    "client_of",
+    "ended",
+    "outcome_row",
+    "prompted",
+    "record",
+    "replay_spool",
+    "replayed_row",
+    "session_start",
+    "with_root",
+]
 
 
 def client_of(value: object) -> str:
@@ -40,34 +48,105 @@ def client_of(value: object) -> str:
     return value
 
 
+def with_root(session: SessionContext, root: object, name: object = None) -> SessionContext:
+    """`session` with "here" (its root: the git top-level the client found on its machine) and the
+    workspace's name as the client tells them, when the root is the workspace or one of its parents
+    (a hosted server cannot look at the client's disk); else `session` unchanged."""
+    if not isinstance(root, str) or not root.startswith("/") or len(root) > 4096 or "\x00" in root:
+        return session
+    given = Path(os.path.normpath(root))
+    if given != session.signal.path and given not in Path(os.path.normpath(session.signal.path)).parents:
+        return session
+    label = name if isinstance(name, str) and 0 < len(name) <= 255 and "/" not in name else given.name
+    return dataclasses.replace(session, root=given, workspace_name=label or session.workspace_name)
+
+
 def session_start(
     rt: Runtime, session: SessionContext, client: str, *, via: str, session_id: str | None = None
 ) -> Started:
-    """The text for `client` here, read and recorded (`lore log`) in one transaction. `via`: who
-    asks (`api`: the hosted hook; `cli`: `lore session-start`)."""
+    """The session-start text for `client` here, and its record, in one transaction. `via`: `api`
+    (the hosted hook), `cli` (`lore session-start`)."""
     started = time.monotonic()
     config = rt.config()
-    wanted = request(session, config, client_of(client))
+    check = rt.accounts is None  # sign-in mode: the session's paths name the user's machine
+    return rt.transact(
+        lambda conn: starting.session_start(
+            ConnPort(conn),
+            session,
+            config,
+            client_of(client),
+            via=via,
+            session_id=session_id,
+            started=started,
+            check_paths=check,
+        )
+    )
 
-    def read(conn: psycopg.Connection) -> tuple[Snapshot, render.Rendered, int | None]:
-        snap = snapshot.read(conn, wanted)
-        # Sign-in mode: the session's paths name the user's machine, which the server cannot see.
-        out = compose(snap, session, config, client, check_paths=rt.accounts is None)
-        made = None
-        if out.text:
-            row = injection.session_start_row(
-                snap,
-                out,
-                session,
-                client,
-                via=via,
-                session_id=session_id[:200] if session_id else None,
-                budget=render.clamp_budget(config.session_start_max_chars, client),
-                duration_ms=int((time.monotonic() - started) * 1000),
-            )
-            with conn.transaction():
-                made = injections.record(conn, row, config.retention_days)
-        return snap, out, made
 
-    snap, out, made = rt.transact(read)
-    return Started(out, snap, made)
+def prompted(
+    rt: Runtime, session: SessionContext, client: str, seen: Seen, *, via: str, session_id: str | None = None
+) -> Arrived:
+    """What arrived since `seen` (the hosted per-prompt hook), and its record."""
+    started = time.monotonic()
+    config = rt.config()
+    return rt.transact(
+        lambda conn: prompt.prompt(
+            ConnPort(conn),
+            session,
+            config,
+            client_of(client),
+            seen,
+            via=via,
+            session_id=session_id,
+            started=started,
+        )
+    )
+
+
+def ended(rt: Runtime, session: SessionContext, ending: Ending) -> Handoff:
+    """The hosted session end: the handoff the developer's machine captured, in this session's space."""
+    return rt.transact(lambda conn: session_end.session_end(ConnPort(conn), session, ending))
+
+
+def record(rt: Runtime, row: dict[str, object]) -> int:
+    """One outcome record (the hosted hooks' failures, replayed from their spool)."""
+    retention = rt.config().retention_days
+    return rt.transact(lambda conn: records.record(ConnPort(conn), row, retention))
+
+
+def replay_spool(rt: Runtime, *, limit: int = 50) -> spool.Replayed:
+    """Write what this machine's hooks kept in the spool while the database was down (local mode)."""
+    retention = rt.config().retention_days
+
+    def deliver(entry: spool.Entry) -> None:
+        rt.transact(lambda conn: records.deliver(ConnPort(conn), entry, retention))
+
+    return spool.replay(rt.env, spool.LOCAL, deliver, limit=limit)
+
+
+_EVENTS = ("session-start", "prompt", "session-end")
+_TEXTS = ("client", "session_id", "workspace", "text", "detail", "at", "event_key")
+
+
+def replayed_row(payload: dict[str, Any], spaces: Sequence[str], user: str | None) -> dict[str, Any]:
+    """A record a hosted hook kept in its spool, as it may be written here: its fields checked, its
+    space one of the caller's (else none), its owner the caller."""
+    kind, outcome = payload.get("kind"), payload.get("outcome")
+    if kind not in _EVENTS or outcome not in outcomes.KINDS:
+        raise InvalidInput(
+            "the record's kind or outcome is not one lore writes", "send what the hook's spool holds"
+        )
+    row: dict[str, Any] = {"kind": kind, "outcome": outcome, "via": "hook"}
+    for key in _TEXTS:
+        value = payload.get(key)
+        row[key] = value if isinstance(value, str) else None
+    row["client"] = row["client"] or "unknown"
+    row["workspace"] = row["workspace"] or ""
+    row["text"] = row["text"] or ""
+    space = payload.get("space")
+    row["space"] = space if isinstance(space, str) and space in spaces else None
+    row["readable"] = [row["space"]] if row["space"] else []
+    duration = payload.get("duration_ms")
+    row["duration_ms"] = duration if isinstance(duration, int) and 0 <= duration < 2**31 else 0
+    row["owner"] = user
+    return row

@@ -17,8 +17,11 @@ from lore.core.injection import Injection, Usage
 
 _COLUMNS = (
     "id, at, kind, via, client, session_id, workspace, space, readable, shown, cut, handoff, instructions, "
-    "chars, budget, duration_ms, text"
+    "chars, budget, duration_ms, text, outcome, detail"
 )
+# The records of `spaces`, and those with no space (a config error, a tie) of the same owner: the
+# signed-in user, or no one locally.
+_WHOSE = "(space = ANY(%(spaces)s) OR (space IS NULL AND coalesce(owner, '') = coalesce(%(owner)s, '')))"
 
 
 def record(conn: psycopg.Connection, row: Mapping[str, Any], retention_days: int) -> int:
@@ -38,12 +41,13 @@ def recent(
     workspace: str | None = None,
     since: datetime | None = None,
     limit: int = 50,
+    owner: str | None = None,
 ) -> list[Injection]:
-    """The latest injections into `spaces`, newest first."""
+    """The latest records of `spaces` (and the space-less ones of `owner`), newest first."""
     with conn.cursor(row_factory=class_row(Injection)) as cur:
         cur.execute(
             f"""SELECT {_COLUMNS} FROM injections
-                WHERE space = ANY(%(spaces)s) AND (%(client)s::text IS NULL OR client = %(client)s)
+                WHERE {_WHOSE} AND (%(client)s::text IS NULL OR client = %(client)s)
                   AND (%(workspace)s::text IS NULL OR workspace = %(workspace)s
                        OR starts_with(workspace, rtrim(%(workspace)s, '/') || '/'))
                   AND (%(since)s::timestamptz IS NULL OR at >= %(since)s)
@@ -54,16 +58,19 @@ def recent(
                 "workspace": workspace,
                 "since": since,
                 "limit": limit,
+                "owner": owner,
             },
         )
         return cur.fetchall()
 
 
-def get(conn: psycopg.Connection, spaces: Sequence[str], injection_id: int) -> Injection | None:
+def get(
+    conn: psycopg.Connection, spaces: Sequence[str], injection_id: int, owner: str | None = None
+) -> Injection | None:
     with conn.cursor(row_factory=class_row(Injection)) as cur:
         cur.execute(
-            f"SELECT {_COLUMNS} FROM injections WHERE id = %s AND space = ANY(%s)",
-            (injection_id, list(spaces)),
+            f"SELECT {_COLUMNS} FROM injections WHERE id = %(id)s AND {_WHOSE}",
+            {"id": injection_id, "spaces": list(spaces), "owner": owner},
         )
         return cur.fetchone()
 

@@ -154,7 +154,8 @@ async def log_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 async def injection_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """One injection: what was shown and cut, and the text exactly as the agent received it."""
     row = await ui.state.call(log.get, viewer.ids, request.path_params["id"])
-    return ui.page(request, viewer, "injection.html", row=row, space=viewer.name(row.space))
+    space = viewer.name(row.space) if row.space else ""
+    return ui.page(request, viewer, "injection.html", row=row, space=space)
 
 
 def threads(rows: Sequence[Message]) -> list[list[Message]]:

@@ -1,0 +1,95 @@
+"""A prompt is about to be sent: what arrived for the session's space since its previous prompt
+(unread messages, tasks new in the inbox), shown once per session, usually nothing.
+
+The only place the per-prompt inbox is read, composed and recorded: the local hook (through psql)
+and the hosted hook's `/api/hooks/prompt` call this. Which ids a session has seen is the caller's to
+keep (the hook keeps them per session on its machine): `seen` in, the new marks out. It only looks:
+messages stay unread until read_messages reads them. Nothing new is no record (every prompt would
+make one); what was shown is recorded like a session start.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lore.core import inbox, injection, render
+from lore.core.config import Config
+from lore.core.errors import LoreError, StoreError
+from lore.core.outcomes import SCHEMA_OLDER, Outcome
+from lore.core.rows import Message, Task, from_json
+from lore.core.session import SessionContext
+from lore.db.calls import INBOX, RECORD, Port
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The newest message and task ids a session has been shown (0: none yet)."""
+
+    message: int = 0
+    task: int = 0
+
+
+@dataclass(frozen=True)
+class Arrived:
+    text: str  # '' when nothing arrived
+    seen: Seen  # what the session has seen once this is shown
+    messages: int  # how many unread messages arrived (shown or not)
+    tasks: int
+    outcome: Outcome
+    row: dict[str, Any] | None = None  # its record (None: nothing arrived, nothing to record)
+    record: int | None = None  # the record's id; None with a row: not written (spool it)
+    failure: str | None = None
+
+
+def prompt(
+    port: Port,
+    session: SessionContext,
+    config: Config,
+    client: str,
+    seen: Seen,
+    *,
+    via: str,
+    session_id: str | None = None,
+    started: float | None = None,
+    event_key: str | None = None,
+) -> Arrived:
+    started = time.monotonic() if started is None else started
+    found = port.call(INBOX, session.space, seen.message, seen.task, inbox.PROMPT_MAX_ITEMS)
+    if found is None:
+        raise StoreError(SCHEMA_OLDER)
+    messages = [from_json(Message, m) for m in found["messages"]]
+    tasks = [from_json(Task, t) for t in found["tasks"]]
+    marks = Seen(max(seen.message, int(found["last_message"])), max(seen.task, int(found["last_task"])))
+    counted_messages, counted_tasks = int(found["message_count"]), int(found["task_count"])
+    text = inbox.prompt_text(
+        session.space,
+        messages,
+        tasks,
+        more_messages=counted_messages - len(messages),
+        more_tasks=counted_tasks - len(tasks),
+    )
+    if not text:
+        return Arrived("", marks, 0, 0, Outcome("nothing"))
+    outcome = Outcome("shown")
+    row = injection.outcome_row(
+        "prompt",
+        outcome,
+        via=via,
+        client=client,
+        workspace=str(session.signal.path),
+        session_id=session_id,
+        space=session.space,
+        readable=session.readable,
+        text=text,
+        duration_ms=int((time.monotonic() - started) * 1000),
+        event_key=event_key,
+    )
+    row["shown"] = [m.id for m in messages] + [t.id for t in tasks]
+    row["chars"] = render.size(text)
+    try:
+        made = port.call(RECORD, row, config.retention_days)
+    except LoreError as exc:
+        return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, None, exc.message)
+    return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, int(made))

@@ -1,0 +1,97 @@
+"""A session starts: the memory its agent reads before the first prompt, and the record of it.
+
+The only place a session start is composed and recorded: the local hook (through psql), the hosted
+hook's `/api/hooks/session-start`, `lore session-start` and the web UI call this. An empty space is an
+outcome too (`nothing`): the agent reads one line saying lore is there, and it is recorded like the
+rest. The record is written after the text is made; a record that cannot be written is handed back (`row`,
+with `record` None) for the caller to keep in the spool, never at the cost of the text.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lore.core import injection, render
+from lore.core.config import Config
+from lore.core.errors import LoreError, StoreError
+from lore.core.outcomes import SCHEMA_OLDER, Outcome, agent_line
+from lore.core.session import SessionContext
+from lore.core.session_start import Snapshot, compose, parse, request
+from lore.db.calls import RECORD, SNAPSHOT, Port
+
+
+@dataclass(frozen=True)
+class Started:
+    text: str  # what the agent reads: the memory, or the one line of an empty space
+    rendered: render.Rendered
+    snapshot: Snapshot
+    outcome: Outcome
+    row: dict[str, Any]  # its record, as written (or to be kept in the spool when that failed)
+    record: int | None = None  # the record's id (`lore log show ID`); None: not written
+    failure: str | None = None  # why it could not be written
+
+    @property
+    def total(self) -> int:
+        return self.snapshot.total
+
+
+def session_start(
+    port: Port,
+    session: SessionContext,
+    config: Config,
+    client: str,
+    *,
+    via: str,
+    session_id: str | None = None,
+    started: float | None = None,
+    check_paths: bool = True,
+    event_key: str | None = None,
+) -> Started:
+    """The text for `client` in `session`, and its record. `via`: hook | api | cli; `started`: when
+    the caller began (time.monotonic), for the record's duration; `check_paths`: facts naming files
+    that are gone are left out (only where the session's paths are this machine's)."""
+    started = time.monotonic() if started is None else started
+    document = port.call(SNAPSHOT, *request(session, config, client).arguments())
+    if document is None:
+        raise StoreError(SCHEMA_OLDER)
+    snap = parse(document)
+    out = compose(snap, session, config, client, check_paths=check_paths)
+    budget = render.clamp_budget(config.session_start_max_chars, client)
+    duration = int((time.monotonic() - started) * 1000)
+    sid = session_id[:200] if session_id else None
+    if out.text:
+        outcome, text = Outcome("shown"), out.text
+        row = injection.session_start_row(
+            snap,
+            out,
+            session,
+            client,
+            via=via,
+            session_id=sid,
+            budget=budget,
+            duration_ms=duration,
+            event_key=event_key,
+        )
+    else:
+        outcome = Outcome("nothing", f"no memory stored in space {session.space} yet")
+        text = agent_line(outcome, space=session.space)
+        row = injection.outcome_row(
+            "session-start",
+            outcome,
+            via=via,
+            client=client,
+            workspace=str(session.signal.path),
+            session_id=sid,
+            space=session.space,
+            readable=session.readable,
+            text=text,
+            duration_ms=duration,
+            event_key=event_key,
+        )
+    try:
+        made = port.call(RECORD, row, config.retention_days)
+    except LoreError as exc:
+        return Started(text, out, snap, outcome, row, None, exc.message)
+    return Started(text, out, snap, outcome, row, int(made))
