@@ -86,3 +86,83 @@ def test_hosted_install_brings_memory_and_tools_over_http(
         assert alice not in server.logs()
     finally:
         server.stop()
+
+
+def test_hosted_hooks_carry_the_handoff_to_the_next_session_and_a_message_to_the_next_prompt(
+    tmp_path: Path,
+    lore_env: dict[str, str],
+    conn: psycopg.Connection,
+    claude_cli: Path,
+    mock_api: MockAnthropic,
+    claude_home: Path,
+) -> None:
+    """`lore install claude-code --server` installs every hook (SessionStart, UserPromptSubmit, Stop,
+    SessionEnd), and each asks the server: the first session's handoff is on the server and leads the
+    second session's memory; a message filed into the space in between arrives with the next prompt.
+    No local config, no local database is used for any of it."""
+    base = tmp_path / "proj"
+    (base / "work").mkdir(parents=True)
+    (base / "home").mkdir()
+    push(conn, "alice", two_space_config(base))
+    alice = token(conn, "alice")
+    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", process=True)
+    try:
+        env = {
+            "PATH": lore_env["PATH"],
+            "LORE_DATA_DIR": str(tmp_path / "client-data"),  # this machine's: no database in it
+            "LORE_CONFIG": str(tmp_path / "no-config.toml"),
+            "LORE_TOKEN": alice,
+            "LORE_HOOK_DEADLINE": lore_env["LORE_HOOK_DEADLINE"],
+        }
+        installed = subprocess.run(
+            [LORE, "install", "claude-code", "--server", server.url],
+            env={**env, "HOME": str(claude_home)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert installed.returncode == 0, installed.stderr
+        settings = (claude_home / ".claude" / "settings.json").read_text()
+        for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"):
+            assert f'"{event}"' in settings and f"LORE_URL={server.url}" in settings, event
+
+        shell = {**env, "PWD": str(base / "work")}
+        mock_api.script(text_reply("HANDOFF-MARKER: the migration is half done; next, backfill."))
+        first = run_claude(
+            "start the migration",
+            cwd=base / "work",
+            home=claude_home,
+            mock_url=mock_api.url,
+            env_extra=shell,
+            claude=claude_cli,
+        )
+        assert first.returncode == 0, first.stderr[-2000:]
+        stored = conn.execute("SELECT space, client, message FROM handoffs").fetchall()
+        assert [(s, c) for s, c, _ in stored] == [("alice/work", "claude-code")]
+        assert "HANDOFF-MARKER" in stored[0][2]
+
+        # Another of alice's spaces leaves a message for work (work accepts from home).
+        conn.execute(
+            "INSERT INTO messages (thread, to_space, from_space, body, source)"
+            " VALUES (1, 'alice/work', 'alice/home', 'MESSAGE-MARKER: the staging DB is back', 'codex')"
+        )
+        conn.commit()
+        before = len(mock_api.main_messages())
+        mock_api.script(text_reply("ok"))
+        second = run_claude(
+            "what now?",
+            cwd=base / "work",
+            home=claude_home,
+            mock_url=mock_api.url,
+            env_extra=shell,
+            claude=claude_cli,
+        )
+        assert second.returncode == 0, second.stderr[-2000:]
+        seen = requests_text({"messages": mock_api.main_messages()[before]["messages"]})
+        assert "Last session here: claude-code" in seen and "HANDOFF-MARKER" in seen
+        assert '<lore-inbox space="alice/work">' in seen and "MESSAGE-MARKER" in seen
+        kinds = conn.execute("SELECT kind, outcome FROM injections ORDER BY id").fetchall()
+        assert ("session-start", "shown") in kinds and ("prompt", "shown") in kinds
+        assert not (tmp_path / "client-data" / "pg").exists()  # no local database was made
+    finally:
+        server.stop()

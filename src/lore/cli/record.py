@@ -1,6 +1,7 @@
-"""`lore log [show ID]`: what lore told your agents. Each record is one injection (a session start),
-newest first, in the spaces this directory's session may read; `show` prints the exact text the agent
-received, with each item's id. `--json` for scripts."""
+"""`lore log [show ID]`: what lore told your agents. Each record is one outcome of a hook (a session
+start's memory, the inbox before a prompt, and every failure: unavailable, a config error, a tie, the
+deadline, a write kept in the spool, a run its agent killed), newest first, in your spaces; `show`
+prints the exact text the agent received, with each item's id. `--json` for scripts."""
 
 from __future__ import annotations
 
@@ -47,18 +48,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _line(row: Injection) -> str:
     when = row.at.astimezone().strftime("%Y-%m-%d %H:%M")
+    space = row.space or "(no space)"
+    head = f"#{row.id}  {when}  {row.kind:<13} {row.client:<12} {space:<14}"
+    if row.outcome != "shown":
+        return f"{head} {row.outcome}: {row.detail or ''}  {row.workspace}".rstrip()
     cut = f", {len(row.cut)} cut" if row.cut else ""
-    return (
-        f"#{row.id}  {when}  {row.client:<12} {row.space:<14} {render.counted(len(row.shown), 'fact')} shown"
-        f"{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
-    )
+    shown = render.counted(len(row.shown), "fact" if row.kind == "session-start" else "item")
+    return f"{head} {shown} shown{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
 
 
 def _full(row: Injection) -> str:
     head = [
         f"#{row.id} {row.kind} {row.at.isoformat(timespec='seconds')} via {row.via}: {row.client}"
         + (f" (session {row.session_id})" if row.session_id else ""),
-        f"  workspace {row.workspace}, space {row.space} (reads {', '.join(row.readable)})",
+        f"  outcome {row.outcome}" + (f": {row.detail}" if row.detail else ""),
+        f"  workspace {row.workspace or '(unknown)'}, space {row.space or '(none)'}"
+        + (f" (reads {', '.join(row.readable)})" if row.readable else ""),
         f"  shown: {', '.join(row.shown) or 'no facts'}; cut by the budget: {', '.join(row.cut) or 'none'}",
         f"  {row.chars:,} of {row.budget:,} characters, {row.duration_ms} ms"
         + (f"; led with handoff {row.handoff}" if row.handoff else "")

@@ -65,6 +65,8 @@ def which(directory: str | None) -> int:
 
 def doctor() -> int:
     """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed."""
+    from lore.cli import doctor_hooks
+
     lines: list[tuple[str, str]] = []
     config = _check_config(lines)
     if config is not None:
@@ -75,6 +77,7 @@ def doctor() -> int:
     _check_embedder(config, lines)
     _check_signal(lines)
     _check_hook_log(lines)
+    doctor_hooks.check(lines)
     _check_clients(lines)
     for level, text in lines:
         print(f"{level:<4} {text}")

@@ -44,6 +44,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 from lore.core.errors import DatabaseError
 from lore.core.paths import data_dir
@@ -210,6 +211,22 @@ def _read_postmaster(pgdata: Path) -> tuple[int, Path | None, str] | None:
     socket_dir = Path(lines[4].strip()) if lines[4].strip() else None
     status = lines[7].strip() if len(lines) > 7 else ""
     return pid, socket_dir, status
+
+
+def _clear_dead_locks(*locks: Path) -> None:
+    """After a kill -9, the lock files (postmaster.pid, the socket's .lock) name a postmaster that is
+    dead but not yet reaped (a zombie: an init that reaps late, as in a container). PostgreSQL takes
+    a zombie for a live postmaster and refuses to start ("lock file already exists"). A lock file
+    naming a zombie is stale: removed. (PostgreSQL's other interlock stays: it refuses to start while
+    a backend of the old postmaster still holds its shared memory.)"""
+    for lock in locks:
+        try:
+            pid = int(lock.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            continue
+        if _zombie(pid):
+            with contextlib.suppress(OSError):
+                lock.unlink()
 
 
 def _zombie(pid: int) -> bool:
@@ -592,40 +609,70 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60, *, release:
                 )
             _init(pgdata)
         rewritten = _settle_files(pgdata)
-        running = _read_postmaster(pgdata)
-        if running is not None and not _started_safely(pgdata):
-            _stop_locked(pgdata, timeout)  # started by an older lore: restart with the safe options
-            running = None
-        if running is None:
-            sock = socket_dir_for(pgdata, env)
-            log = pgdata / "postgres.log"
-            options = " ".join(shlex.quote(o) for o in server_options(sock))
-            result = _pg(
-                "pg_ctl",
-                ["-D", str(pgdata), "-l", str(log), "-w", "-t", str(int(timeout)), "-o", options, "start"],
-                timeout=timeout + 10,
+        for _attempt in range(3):  # a postmaster killed while lore waited for it is started again
+            sock_dir = _started(pgdata, env, timeout, rewritten)
+            if sock_dir is not None:
+                break
+        else:
+            raise DatabaseError(
+                "The embedded PostgreSQL stopped each time it was started.",
+                f"See {pgdata / 'postgres.log'}; `lore db status` shows the state.",
             )
-            if result.returncode != 0:
-                tail = _tail(log)
-                raise DatabaseError(
-                    f"The embedded PostgreSQL did not start: {result.stdout.strip()[-300:]} {tail}",
-                    f"See {log}; `lore db status` shows the state. Another PostgreSQL on the same data dir?",
-                )
-        elif rewritten:
-            _pg("pg_ctl", ["-D", str(pgdata), "reload"])
-        sock_dir = _wait_postmaster(pgdata, timeout)
         if not (pgdata / READY_MARKER).exists():  # a cluster made by an older lore
             _ensure_database(sock_dir)
             _write_cluster_file(pgdata / READY_MARKER, f"{DB_NAME}\n")
         return make_url(sock_dir)
 
 
-def _wait_postmaster(pgdata: Path, timeout: float) -> Path:
+def _started(pgdata: Path, env: Mapping[str, str] | None, timeout: float, rewritten: bool) -> Path | None:
+    """The socket dir of a ready postmaster, started here if none runs; None when the one found (or
+    started) died while lore waited for it (a kill -9 that was not yet a zombie when looked at)."""
+    running = _read_postmaster(pgdata)
+    if running is not None and not _started_safely(pgdata):
+        _stop_locked(pgdata, timeout)  # started by an older lore: restart with the safe options
+        running = None
+    if running is not None and _wait_postmaster(pgdata, timeout, gone_after=0.5) is None:
+        running = None  # it was dying: start a new one
+    if running is None:
+        sock = socket_dir_for(pgdata, env)
+        _clear_dead_locks(pgdata / "postmaster.pid", sock / f"{_SOCKET_NAME}.lock")
+        log = pgdata / "postgres.log"
+        options = " ".join(shlex.quote(o) for o in server_options(sock))
+        result = _pg(
+            "pg_ctl",
+            ["-D", str(pgdata), "-l", str(log), "-w", "-t", str(int(timeout)), "-o", options, "start"],
+            timeout=timeout + 10,
+        )
+        if result.returncode != 0:
+            tail = _tail(log)
+            raise DatabaseError(
+                f"The embedded PostgreSQL did not start: {result.stdout.strip()[-300:]} {tail}",
+                f"See {log}; `lore db status` shows the state. Another PostgreSQL on the same data dir?",
+            )
+    elif rewritten:
+        _pg("pg_ctl", ["-D", str(pgdata), "reload"])
+    return _wait_postmaster(pgdata, timeout, gone_after=0.5)
+
+
+@overload
+def _wait_postmaster(pgdata: Path, timeout: float) -> Path: ...
+@overload
+def _wait_postmaster(pgdata: Path, timeout: float, *, gone_after: float) -> Path | None: ...
+def _wait_postmaster(pgdata: Path, timeout: float, *, gone_after: float | None = None) -> Path | None:
+    """The socket dir once the postmaster is ready. With `gone_after`: None when no live postmaster
+    has been there for that long (one that was dying when it was found)."""
     deadline = time.monotonic() + timeout
+    missing_since: float | None = None
     while time.monotonic() < deadline:
         info = _read_postmaster(pgdata)
         if info is not None and info[2] == "ready" and info[1] is not None:
             return info[1]
+        if info is None and gone_after is not None:
+            missing_since = missing_since or time.monotonic()
+            if time.monotonic() - missing_since >= gone_after:
+                return None
+        elif info is not None:
+            missing_since = None
         time.sleep(0.05)
     raise DatabaseError(
         "The embedded PostgreSQL started but never became ready.",

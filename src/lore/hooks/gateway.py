@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lore.core import outcomes, spool
 from lore.core.config import Config
-from lore.core.errors import HookFailure
+from lore.core.errors import HookFailure, LoreError
 from lore.db import embedded, locate
 from lore.db.psql import PsqlPort
 from lore.hooks.guard import Run
@@ -55,23 +54,23 @@ def _start(run: Run, wait: float) -> str:
     env = run.env
     if embedded.held(env):
         raise Unavailable(outcomes.DATABASE_HELD)
-    start_in_background(env)
     if wait <= 0 or not embedded.initialised(env):  # a first start makes a cluster: seconds
+        start_in_background(env)
         raise Unavailable(outcomes.DATABASE_STARTING)
     run.allow(wait)
-    while run.left() > 0.15:
-        url = embedded.running_url(env)
-        if url is not None:
-            return url
-        time.sleep(0.05)
-    raise Unavailable(outcomes.DATABASE_STARTING)
+    try:  # here, not in another process: a python start saved is a part of crash recovery's time
+        return embedded.start(env, timeout=max(0.5, run.left() - 0.15))
+    except LoreError:
+        start_in_background(env)  # pg_ctl gave up waiting; the server may still come up
+        raise Unavailable(outcomes.DATABASE_STARTING) from None
 
 
 def start_in_background(env: Mapping[str, str]) -> None:
-    """`lore db start` in a process of its own (it outlives the hook; concurrent starts wait on the
-    start lock and find it started)."""
+    """The embedded database started in a process of its own (it outlives the hook; concurrent starts
+    wait on the start lock and find it started). Not `lore db start`, which is the user's and ends a
+    `lore db stop`: this start honours one made meanwhile."""
     subprocess.Popen(
-        [sys.executable, "-m", "lore.cli.main", "db", "start"],
+        [sys.executable, "-c", "from lore.db import embedded; embedded.start()"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

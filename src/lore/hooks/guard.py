@@ -23,8 +23,9 @@ DEFAULT_DEADLINE = 0.9
 # LORE_HOOK_DEADLINE moves it, within these bounds, for a slow machine or a distant database.
 DEADLINE_RANGE = (0.2, 3.0)
 # How long a session start may wait for the embedded database to come up (after a reboot or a
-# crash) when it has no earlier text to show: inside the 5 s hook timeout lore installs.
-START_WAIT = 3.5
+# crash: recovery under a busy writer took 2-3 s here) when it has no earlier text to show: inside
+# the 5 s hook timeout lore installs, with room for the interpreter and the answer.
+START_WAIT = 4.2
 
 
 def deadline(env: Mapping[str, str]) -> float:

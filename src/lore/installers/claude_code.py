@@ -38,12 +38,12 @@ HOOKS = HookFile(
     (
         Hook("SessionStart", matcher="startup|clear"),
         # What other agents sent (messages, inbox tasks) since the last prompt; usually prints
-        # nothing. (Hosted mode has no per-prompt endpoint yet: no prompt hook there.)
-        Hook("UserPromptSubmit", run="prompt", local_only=True),
+        # nothing. Hosted too (`--server`: the hooks ask the server's /api/hooks routes).
+        Hook("UserPromptSubmit", run="prompt"),
         # The handoff (lore hook session-end): `Stop` ends each turn and carries the final message;
-        # `SessionEnd` (exit, /clear) reads it from the transcript. (Hosted mode: not yet.)
-        Hook("Stop", run="session-end", local_only=True),
-        Hook("SessionEnd", run="session-end", local_only=True),
+        # `SessionEnd` (exit, /clear) reads it from the transcript.
+        Hook("Stop", run="session-end"),
+        Hook("SessionEnd", run="session-end"),
     ),
     installed=(
         "SessionStart hook (startup|clear, 5 s) + UserPromptSubmit hook (messages, inbox) + Stop and "
@@ -68,7 +68,7 @@ def _server(seen: checks.Seen) -> list[Check]:
 
 
 def _prompt_hook(seen: checks.Seen) -> list[Check]:
-    if not seen.hooks or _hosted(seen.server) or HOOKS.found(seen.scope, NAME, "UserPromptSubmit"):
+    if not seen.hooks or HOOKS.found(seen.scope, NAME, "UserPromptSubmit"):
         return []
     return seen.says(
         "WARN",
@@ -78,7 +78,7 @@ def _prompt_hook(seen: checks.Seen) -> list[Check]:
 
 
 def _end_hooks(seen: checks.Seen) -> list[Check]:
-    if not seen.hooks or _hosted(seen.server) or HOOKS.found(seen.scope, NAME, "Stop"):
+    if not seen.hooks or HOOKS.found(seen.scope, NAME, "Stop"):
         return []
     return seen.says(
         "WARN",

@@ -31,8 +31,7 @@ class Hook:
     fields: Mapping[str, Any] = field(default_factory=lambda: {"type": "command"})  # before "command"
     timeout: int = 5  # in the client's unit
     matcher: str | None = None  # of its group (Claude-shaped files)
-    run: str = "session-start"  # lore's hook: session-start | prompt
-    local_only: bool = False  # hosted (`--server`) has no such endpoint: the hook is taken out there
+    run: str = "session-start"  # lore's hook: session-start | prompt | session-end
 
     def entry(self, command: str, keys: tuple[str, str] = ("command", "timeout")) -> dict[str, Any]:
         """The entry, its command and timeout under `keys` (the client's names for them)."""
@@ -158,12 +157,9 @@ class HookFile:
         if self.prepare is not None:
             self.prepare(data, path, lore)
         events = shared.table(data, "hooks", path)
-        # Hosted: the hook fetches the text from the server (LORE_URL; LORE_TOKEN from the environment).
+        # Hosted: every hook asks the server (LORE_URL; LORE_TOKEN from the environment).
         prefix = f"LORE_URL={shlex.quote(scope.server)} " if scope.server else ""
         for hook in self.hooks:
-            if hook.local_only and scope.server:
-                self.shape.drop(data, hook.event, client)
-                continue
             ours = self.shape.item(hook, prefix + shared.hook_command(lore, client, hook.run))
             events[hook.event] = [*self.shape.kept(events.get(hook.event, []), client), ours]
         changed = not self.same(before, data)
