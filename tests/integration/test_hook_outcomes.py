@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import psycopg
@@ -31,7 +32,7 @@ def work(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str]
     return where, lore_env
 
 
-def run_hook(env: dict[str, str], event: str, payload: dict[str, object]) -> str:
+def run_hook(env: dict[str, str], event: str, payload: Mapping[str, object]) -> str:
     done = subprocess.run(
         [LORE, "hook", event, "--client", "claude-code"],
         input=json.dumps(payload),
