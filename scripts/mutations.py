@@ -69,7 +69,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "secret-refusal-off",
         "a write that looks like a credential is refused (facts, notes, tasks, messages)",
-        "src/lore/core/secrets.py",
+        "src/lore/core/secrets/__init__.py",
         (("    hits = findings(fields)\n    if not hits:\n", "    hits = findings(fields)\n    if True:\n"),),
         ("tests/reliability/test_secret_writes.py",),
     ),
