@@ -14,14 +14,14 @@ import re
 
 _PLACEHOLDER = re.compile(
     r"""^(?:\*+|x{3,}|X{3,}|\.{3}|…|<[^<>]*>|\[[^\[\]]*\]|\{\{?[^{}]*\}?\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?
-        |%\([^)]*\)s|%s|password|passwd|pass|pw|pwd|secret|changeme|change_me|redacted|hunter2|example
+        |%\([^)]*\)s|%s|password|passwd|pass|pw|pwd|secret|changeme|change_me|redacted:?|hunter2|example
         |your[-_]?(?:password|secret|token|key)|mypassword|mysecretpassword|dummy|test|none|null|empty)$""",
     re.IGNORECASE | re.VERBOSE,
 )
 
 
 def placeholder(value: str) -> bool:
-    value = value.strip("'\"`()[]{}.,")
+    value = value.strip("'\"`()[]{}.,;:")
     return not any(c.isalnum() for c in value) or bool(_PLACEHOLDER.match(value))
 
 
@@ -408,4 +408,4 @@ def url_password(value: str) -> bool:
 def weak_cli_password(value: str) -> bool:
     """`cli_password` for an option anyone may write in prose (`--password`): not a lower-case word
     either (`pass the --password flag`)."""
-    return cli_password(value) and not re.fullmatch(r"[a-z]+", value.strip("'\"`"))
+    return cli_password(value) and not re.fullmatch(r"[a-z]+", value.strip("'\"`.,;:)"))

@@ -116,7 +116,7 @@ def normalised(text: str) -> View | None:
     return View("".join(pieces), runs)
 
 
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PERCENT = re.compile(r"(?:%25[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2})+")  # `%25XX`: an escape escaped again
 
 
 def percent_decoded(text: str) -> View | None:

@@ -143,7 +143,6 @@ PREFIXED: tuple[Rule, ...] = (
     ),
     _plain("HashiCorp Vault token", ["hvs."], r"[A-Za-z0-9_\-]{90,120}", spacing=True, shortest=90),
     _plain("HashiCorp Vault token", ["hvb."], r"[A-Za-z0-9_\-]{138,300}"),
-    _plain("Terraform Cloud token", ["atlasv1."], r"[A-Za-z0-9_\-=]{60,70}"),
     _plain("Pulumi token", ["pul-"], rf"[{_HEX}]{{40}}"),
     _plain(
         "Doppler token",
@@ -241,7 +240,7 @@ PREFIXED: tuple[Rule, ...] = (
     _plain("Replicate token", ["r8_"], r"[A-Za-z0-9_\-]{37}", spacing=True, shortest=37),
     _plain("Perplexity API key", ["pplx-"], r"[A-Za-z0-9]{48}"),
     _plain("LangSmith key", ["lsv2_pt_", "lsv2_sk_"], rf"[{_HEX}]{{32}}_[{_HEX}]{{10}}"),
-    _plain("Hugging Face token", ["api_org_"], r"[A-Za-z]{34}", accept=lambda v: not judge.wordy(v[8:])),
+    _plain("Hugging Face token", ["api_org_"], r"[A-Za-z]{34}", accept=None),
     # social
     _plain("Facebook access token", ["EAAM", "EAAC"], r"[A-Za-z0-9]{100,}"),
 )

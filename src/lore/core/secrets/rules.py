@@ -107,11 +107,11 @@ LAST: tuple[Rule, ...] = (
         "v",
         check=judge.auth_header,
     ),
-    # The user may be empty (`redis://:PASSWORD@host`) and the password may hold a raw `@`: the host
-    # is what follows the last `@` before the path.
+    # The user may be empty (`redis://:PASSWORD@host`) and the password may hold a raw `@`, `?` or `#`
+    # (pasted unencoded): the host is what follows the last `@` before the path.
     rule(
         "password in a URL",
-        r"(?i:[a-z][a-z0-9+.\-]{1,20})://[^\s:/@?#\"'<>]{0,128}:(?P<v>[^\s/?#\"'<>]{4,256})"
+        r"(?i:[a-z][a-z0-9+.\-]{1,20})://[^\s:/@?#\"'<>]{0,128}:(?P<v>[^\s/\"'<>]{4,256})"
         r"@[A-Za-z0-9.\-_\[\]]+",
         ("://",),
         "v",
