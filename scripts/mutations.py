@@ -106,6 +106,37 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/integration/test_facts_sql.py", "tests/integration/test_shared_predicates.py"),
     ),
     Mutation(
+        "bitemporal-valid-to-inclusive",
+        "valid time is half-open: at exactly valid_to a fact no longer holds (the shared predicate)",
+        "src/lore/db/migrations/0006_shared_predicates.sql",
+        (
+            (
+                "      AND (f.valid_to IS NULL OR f.valid_to > coalesce(valid_at, now()))\n",
+                "      AND (f.valid_to IS NULL OR f.valid_to >= coalesce(valid_at, now()))\n",
+            ),
+        ),
+        ("tests/integration/test_facts_sql.py::test_a_fact_stops_being_valid_at_exactly_its_valid_to",),
+    ),
+    Mutation(
+        "redact-identity",
+        "a database URL's password is masked in everything printed or logged (lore.core.redact)",
+        "src/lore/core/redact.py",
+        (
+            (
+                '    return _URL_PASSWORD.sub(r"\\1***@", _KV_PASSWORD.sub(r"\\1***", text))\n',
+                "    return text\n",
+            ),
+        ),
+        ("tests/unit/test_redact.py",),
+    ),
+    Mutation(
+        "git-lazy-fetch",
+        "the session-end hook's git fetches nothing (no lazy fetch, no transport allowed)",
+        "src/lore/core/capture.py",
+        (("        **NO_FETCH,\n", ""),),
+        ("tests/reliability/test_git_attacks.py",),
+    ),
+    Mutation(
         "budget-unclamped",
         "the session-start budget is clamped for Claude Code (at most 9,500 of its 10,000)",
         "src/lore/core/render.py",
