@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lore.core import secrets
+from lore.core import files, secrets
 
 MAX_MESSAGE = 4_000
 MAX_STATUS_LINES = 50
@@ -335,7 +335,7 @@ def last_message(transcript: str | None) -> str | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(files.open_regular(path), "rb") as handle:  # never a FIFO swapped in since
             size = handle.seek(0, os.SEEK_END)
             handle.seek(max(0, size - TAIL_BYTES))
             raw = handle.read(TAIL_BYTES)
@@ -363,7 +363,7 @@ def transcript_started(transcript: str | None) -> datetime | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(files.open_regular(path), "rb") as handle:
             head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
