@@ -193,12 +193,19 @@ def _serve(
     try:
         app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless, json_logs), announce)
         # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log.
+        # X-Forwarded-For is applied inside the app (lore.http.limits.RecordPeer), not by uvicorn.
         if json_logs:  # (a Config configures logging as it is made: make one only)
             config = uvicorn.Config(
-                app, host=host, port=port, log_level=log_level, log_config=None, access_log=False
+                app,
+                host=host,
+                port=port,
+                log_level=log_level,
+                log_config=None,
+                access_log=False,
+                proxy_headers=False,
             )
         else:
-            config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+            config = uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=False)
         server = uvicorn.Server(config)
         try:
             server.run(sockets=[sock])
