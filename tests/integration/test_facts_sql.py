@@ -84,5 +84,6 @@ def test_a_fact_stops_being_valid_at_exactly_its_valid_to(conn: psycopg.Connecti
     for as_of in (None, now):
         for moment, expected in ((start - tick, 0), (start, 1), (end - tick, 1), (end, 0), (end + tick, 0)):
             found, total = facts.page(conn, ["s"], When(as_of=as_of, valid_at=moment))
-            assert ([f.lineage for f in found], total) == ([fact.lineage] * expected, expected), (as_of, moment)
+            wanted = ([fact.lineage] * expected, expected)
+            assert ([f.lineage for f in found], total) == wanted, (as_of, moment)
             assert visible(fact, When(as_of=as_of, valid_at=moment), now) is bool(expected)
