@@ -10,28 +10,28 @@ and setting rules of `rules`: lore does not guess from a name alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lore.core.secrets import judge
 from lore.core.secrets.rule import ALNUM, ID, B, E, Rule, rule, token, token_rule
 
 _HEX = "0-9a-fA-F"
 
 
-def _plain(kind: str, prefixes: list[str], body: str, **kwargs: object) -> Rule:
-    """A prefixed token as issued (case kept), not tried with spacing inside (`spacing`: True to)."""
-    spacing = bool(kwargs.pop("spacing", False))
-    alphabet = str(kwargs.pop("alphabet", ID))
-    shortest = int(str(kwargs.pop("shortest", 16)))
-    accept = kwargs.pop("accept", judge.mixed)
-    assert not kwargs, kwargs
+def _plain(
+    kind: str,
+    prefixes: list[str],
+    body: str,
+    *,
+    spacing: bool = False,
+    alphabet: str = ID,
+    shortest: int = 16,
+    accept: Callable[[str], bool] | None = judge.mixed,
+) -> Rule:
+    """A prefixed token as issued (case kept), tried with spacing inside only when `spacing` (a prefix
+    distinctive enough to start the spacing pass from)."""
     return token_rule(
-        kind,
-        prefixes,
-        body,
-        alphabet=alphabet,
-        shortest=shortest,
-        fold=False,
-        accept=accept,  # type: ignore[arg-type]
-        spacing=spacing,
+        kind, prefixes, body, alphabet=alphabet, shortest=shortest, fold=False, accept=accept, spacing=spacing
     )
 
 
