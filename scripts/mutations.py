@@ -69,7 +69,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "secret-refusal-off",
         "a write that looks like a credential is refused (facts, notes, tasks, messages)",
-        "src/lore/core/secrets.py",
+        "src/lore/core/secrets/__init__.py",
         (("    hits = findings(fields)\n    if not hits:\n", "    hits = findings(fields)\n    if True:\n"),),
         ("tests/reliability/test_secret_writes.py",),
     ),
@@ -104,6 +104,37 @@ MUTATIONS: tuple[Mutation, ...] = (
             ),
         ),
         ("tests/integration/test_facts_sql.py", "tests/integration/test_shared_predicates.py"),
+    ),
+    Mutation(
+        "bitemporal-valid-to-inclusive",
+        "valid time is half-open: at exactly valid_to a fact no longer holds (the shared predicate)",
+        "src/lore/db/migrations/0006_shared_predicates.sql",
+        (
+            (
+                "      AND (f.valid_to IS NULL OR f.valid_to > coalesce(valid_at, now()))\n",
+                "      AND (f.valid_to IS NULL OR f.valid_to >= coalesce(valid_at, now()))\n",
+            ),
+        ),
+        ("tests/integration/test_facts_sql.py::test_a_fact_stops_being_valid_at_exactly_its_valid_to",),
+    ),
+    Mutation(
+        "redact-identity",
+        "a database URL's password is masked in everything printed or logged (lore.core.redact)",
+        "src/lore/core/redact.py",
+        (
+            (
+                '    return _URL_PASSWORD.sub(r"\\1***@", _KV_PASSWORD.sub(r"\\1***", text))\n',
+                "    return text\n",
+            ),
+        ),
+        ("tests/unit/test_redact.py",),
+    ),
+    Mutation(
+        "git-lazy-fetch",
+        "the session-end hook's git fetches nothing (no lazy fetch, no transport allowed)",
+        "src/lore/core/capture.py",
+        (("        **NO_FETCH,\n", ""),),
+        ("tests/reliability/test_git_attacks.py",),
     ),
     Mutation(
         "budget-unclamped",

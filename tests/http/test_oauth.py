@@ -265,3 +265,22 @@ def test_expired_requests_and_codes_are_pruned(oauth_server: Server, conn: psyco
         "(SELECT count(*) FROM oauth_codes)"
     ).fetchone()
     assert left == (0, 0)
+
+
+def test_a_forged_x_forwarded_for_is_no_fresh_bucket(oauth_server: Server, conn: psycopg.Connection) -> None:
+    """Trust round 4, item 7: uvicorn takes a loopback peer's X-Forwarded-For as the client address,
+    and any local process can send one: 15 registrations, each with another forged address, were 15
+    fresh buckets. The limit per address keys on the TCP peer now (10 a minute)."""
+    body = {"client_name": "Agent", "redirect_uris": [REDIRECT]}
+    answers = [
+        httpx2.post(
+            f"{oauth_server.url}/register",
+            json=body,
+            headers={"X-Forwarded-For": f"203.0.113.{i}"},
+            timeout=10,
+        ).status_code
+        for i in range(15)
+    ]
+    assert answers[:10] == [201] * 10 and set(answers[10:]) == {429}, answers
+    registered = conn.execute("SELECT count(*) FROM oauth_clients").fetchone()
+    assert registered == (10,)

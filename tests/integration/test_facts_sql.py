@@ -67,3 +67,23 @@ def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> No
             expected = {f.version_id for f in all_rows if visible(f, when, now)}
             assert got == expected, (as_of, valid)
             assert total == len(expected)
+
+
+def test_a_fact_stops_being_valid_at_exactly_its_valid_to(conn: psycopg.Connection) -> None:
+    """Valid time is half-open, [valid_from, valid_to): at the instant valid_to a fact no longer
+    holds, one microsecond before it still does, from valid_from on it does. Trust round 4: turning the
+    shared predicate's `valid_to > ...` into `>=` passed every semantic test; this one reads the
+    boundary through every path of facts.page (current belief, belief at a time) and the count."""
+    origin = Origin("s", "test", "/w")
+    start = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    end = start + timedelta(days=10)
+    fact = facts.remember(conn, origin, "the canary runs on 5 % of traffic", valid_from=start, valid_to=end)
+    conn.commit()
+    tick = timedelta(microseconds=1)
+    now = datetime.now(UTC)
+    for as_of in (None, now):
+        for moment, expected in ((start - tick, 0), (start, 1), (end - tick, 1), (end, 0), (end + tick, 0)):
+            found, total = facts.page(conn, ["s"], When(as_of=as_of, valid_at=moment))
+            wanted = ([fact.lineage] * expected, expected)
+            assert ([f.lineage for f in found], total) == wanted, (as_of, moment)
+            assert visible(fact, When(as_of=as_of, valid_at=moment), now) is bool(expected)

@@ -334,3 +334,29 @@ def test_a_huge_instruction_file_is_refused_whole(
     huge = _lore(lore_env, repo, "import-instructions")
     assert huge.returncode == 1 and "is over 1,024 KiB: nothing was imported" in huge.stderr, huge.stderr
     assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+
+
+def test_a_folder_outside_this_repository_is_filed_under_its_own(
+    tmp_path: Path, lore_env: dict[str, str], conn: psycopg.Connection
+) -> None:
+    """Trust round 4, item 7: `lore import-instructions DIR` run inside repository A with DIR another
+    repository filed DIR's sections under A (A's root and space, DIR as an absolute file key), so they
+    were shown in A's sessions. DIR's own workspace decides now; --workspace A with DIR outside A is
+    refused with what to run instead, and nothing is written."""
+    a = _repo(tmp_path / "work", "repo-a", "# A\n\n## Deploy\n\nA ships with make ship.\n")
+    b = _repo(tmp_path / "home", "repo-b", "# B\n\n## Deploy\n\nB deploys on Fridays.\n")
+    Path(lore_env["LORE_CONFIG"]).write_text(
+        f'[[space]]\nid = "work"\npaths = ["{tmp_path / "work"}"]\n\n'
+        f'[[space]]\nid = "home"\npaths = ["{tmp_path / "home"}"]\n'
+    )
+    refused = _lore(lore_env, a, "import-instructions", str(b), "--workspace", str(a))
+    assert refused.returncode == 1 and "outside the workspace's repository" in refused.stderr, refused.stderr
+    assert f"lore import-instructions` in {b}" in refused.stderr
+    assert conn.execute("SELECT count(*) FROM markdown_sections").fetchone() == (0,)
+    done = _lore(lore_env, a, "import-instructions", str(b))
+    assert done.returncode == 0 and "1 new notes" in done.stdout, done.stdout + done.stderr
+    rows = conn.execute(
+        "SELECT m.root, m.file, n.space FROM markdown_sections m JOIN notes n ON n.lineage = m.lineage"
+    ).fetchall()
+    assert rows == [(str(b), "CLAUDE.md", "home")], rows
+    assert "Fridays" not in _start(lore_env, a, "gemini")

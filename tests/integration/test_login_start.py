@@ -73,6 +73,15 @@ def test_the_launchd_agent_is_a_plist_that_runs_lore_db_start(tmp_path: Path) ->
     assert plist["ProgramArguments"] == ["/opt/lore/bin/lore", "db", "start"]
     assert plist["EnvironmentVariables"] == {"LORE_DATA_DIR": "/d"}
     assert start.enable == ("launchctl", "load", "-w", str(start.path))
+    assert plist["StandardErrorPath"] == "/d/login-start.log"
+
+
+def test_the_launchd_agent_never_logs_to_a_fixed_name_in_the_shared_tmp(tmp_path: Path) -> None:
+    """Trust round 4, item 7: without LORE_DATA_DIR the agent logged to /tmp/login-start.log, a name
+    any local user could plant first (a link launchd writes through, or a file they read)."""
+    start = login.for_platform("/opt/lore/bin/lore", {"HOME": str(tmp_path)}, "darwin")
+    log = plistlib.loads(start.text.encode())["StandardErrorPath"]
+    assert log == str(tmp_path / "Library" / "Logs" / "lore-login-start.log")
 
 
 def test_install_without_no_enable_says_what_to_run_when_systemctl_cannot(lore_env: dict[str, str]) -> None:

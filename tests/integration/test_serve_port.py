@@ -19,6 +19,8 @@ from typing import IO
 
 import httpx2
 
+from lore.core import local_secret
+
 LORE = str(Path(sys.executable).parent / "lore")
 
 
@@ -118,11 +120,21 @@ def test_port_zero_reports_the_real_port_and_answers_at_once(lore_env: dict[str,
 def test_run_prints_the_real_port_and_how_to_get_memory_before_the_first_prompt(
     lore_env: dict[str, str],
 ) -> None:
+    """And (Trust round 4, item 7) never the local secret: the suggested `claude mcp add` line carried
+    it, into every local user's view of argv and into the shell's history. It names ${LORE_TOKEN}."""
     with running({**lore_env, "LORE_PORT": "0"}, "run") as (proc, lines):
-        found = wait_for(lines, r"claude mcp add --transport http lore http://127\.0\.0\.1:(\d+)/mcp", proc)
+        printed: list[str] = []
+        while not printed or "Ctrl-C stops serving" not in printed[-1]:
+            printed.append(wait_for(lines, r".*", proc).string)
+        text = "\n".join(printed)
+        found = re.search(r"claude mcp add --transport http lore http://127\.0\.0\.1:(\d+)/mcp .*", text)
+        assert found is not None, text
         port = int(found.group(1))
-        hint = wait_for(lines, r"first prompt", proc)
-        assert "lore install claude-code" in hint.string
+        assert "lore install claude-code" in text and "first prompt" in text
+        assert "--header 'Authorization: Bearer ${LORE_TOKEN}'" in found.group(0)
+        assert 'export LORE_TOKEN="$(lore token local)"' in text
+        secret = local_secret.path(lore_env).read_text().strip()
+        assert secret.startswith("lore_") and secret not in text
         assert httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
 
 

@@ -1,9 +1,10 @@
-"""Trust round 3, item 3: a hostile repository (an unpacked archive, a shared tree, an agent that can
-write `.git`) against lore's two readers of git.
+"""Trust rounds 3 (item 3) and 4 (item 2): a hostile repository (an unpacked archive, a shared tree,
+an agent that can write `.git`) against lore's two readers of git.
 
 - The session-end hook runs `git status` and `git diff --stat` (lore.core.capture.git_changes) at
   the end of every agent turn, outside any agent sandbox: 6 of 11 ways to make git run a program
-  from the repository's own files ran. Each vector below writes a marker when its program runs.
+  from the repository's own files ran; in round 4, 5 more through a partial clone's lazy fetch of a
+  missing object. Each vector below writes a marker when its program runs.
 - Workspace resolution reads `.git` files itself (lore.core.workspace): a FIFO froze it, a config
   linked to /dev/zero was read without end, and a fake worktree made a directory resolve into
   another project's space.
@@ -129,6 +130,53 @@ def index_hook(tmp: Path, r: Path, script: Path) -> Path:
     return r
 
 
+def _partial_clone(r: Path, url: str) -> Path:
+    """`r` as a partial clone whose promisor remote is `url`, with the blob `git diff HEAD` needs
+    (a.txt as committed) missing: git would fetch it from the remote."""
+    blob = subprocess.run(
+        ["git", "-C", str(r), "rev-parse", "HEAD:a.txt"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    (r / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    git(r, "config", "core.repositoryformatversion", "1")
+    git(r, "config", "extensions.partialClone", "origin")
+    git(r, "config", "remote.origin.promisor", "true")
+    git(r, "config", "remote.origin.url", url)
+    return r
+
+
+def lazy_fetch_ssh_command(tmp: Path, r: Path, script: Path) -> Path:
+    """Trust round 4: the missing object is fetched over ssh with the repository's core.sshCommand."""
+    git(r, "config", "core.sshCommand", str(script))
+    return _partial_clone(r, "ssh://example.invalid/repo.git")
+
+
+def lazy_fetch_ext_remote(tmp: Path, r: Path, script: Path) -> Path:
+    """An `ext::` remote runs its command; the repository allows the protocol itself."""
+    git(r, "config", "protocol.ext.allow", "always")
+    return _partial_clone(r, f"ext::{script} %S")
+
+
+def lazy_fetch_upload_pack(tmp: Path, r: Path, script: Path) -> Path:
+    """A local remote (file://, allowed by default) runs the repository's remote.origin.uploadpack."""
+    git(r, "config", "remote.origin.uploadpack", str(script))
+    upstream = tmp / "upstream.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(upstream)], check=True)
+    return _partial_clone(r, f"file://{upstream}")
+
+
+def lazy_fetch_git_proxy(tmp: Path, r: Path, script: Path) -> Path:
+    """A git:// remote connects through the repository's core.gitProxy."""
+    git(r, "config", "core.gitProxy", str(script))
+    return _partial_clone(r, "git://example.invalid/repo.git")
+
+
+def lazy_fetch_through_include(tmp: Path, r: Path, script: Path) -> Path:
+    """The promisor remote and its command in an included file (read like the repository's own)."""
+    (r / "fetch.cfg").write_text(f"[core]\n\tsshCommand = {script}\n")
+    git(r, "config", "include.path", str(r / "fetch.cfg"))
+    return _partial_clone(r, "ssh://example.invalid/repo.git")
+
+
 VECTORS: dict[str, Callable[[Path, Path, Path], Path]] = {
     "fsmonitor": fsmonitor,
     "fsmonitor through a .git file": fsmonitor_through_gitfile,
@@ -141,6 +189,11 @@ VECTORS: dict[str, Callable[[Path, Path, Path], Path]] = {
     "external diff": external_diff,
     "pager": pager,
     "post-index-change hook": index_hook,
+    "lazy fetch: core.sshCommand": lazy_fetch_ssh_command,
+    "lazy fetch: ext:: remote": lazy_fetch_ext_remote,
+    "lazy fetch: remote.origin.uploadpack": lazy_fetch_upload_pack,
+    "lazy fetch: core.gitProxy": lazy_fetch_git_proxy,
+    "lazy fetch: core.sshCommand in an include": lazy_fetch_through_include,
 }
 
 

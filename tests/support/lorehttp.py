@@ -247,7 +247,9 @@ def _start_in_process(
 
     try:
         app = app_for(state, Options(port=port, **fields))
-        config = uvicorn.Config(app, host=fields["host"], port=port, log_level=level, log_config=None)
+        config = uvicorn.Config(
+            app, host=fields["host"], port=port, log_level=level, log_config=None, proxy_headers=False
+        )
         uv = uvicorn.Server(config)
         thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, name="lore-serve", daemon=True)
         thread.start()

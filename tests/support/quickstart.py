@@ -376,8 +376,9 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], log: Path, deadline: floa
 def _ask(r: _Run, url: str) -> None:
     """What the served lore answers: health, readiness (the schema migrated), /api and an MCP
     `initialize` at /mcp with the headers of the paste line (the local secret), and without it."""
-    paste = r.outcome.paste_line or ""
-    secret = {"Authorization": f"Bearer {paste.rsplit('Bearer ', 1)[1].rstrip(chr(34))}"}
+    from lore.core import local_secret  # the paste line names ${LORE_TOKEN}: the secret is the file's
+
+    secret = {"Authorization": f"Bearer {local_secret.path(r.env).read_text().strip()}"}
     mcp = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     mcp["X-Lore-Workspace"] = str(r.elsewhere)
     asked: list[tuple[str, str, dict[str, str], bytes | None]] = [

@@ -44,7 +44,8 @@ def test_the_readme_quick_start_on_a_fresh_clone_ends_with_the_wheel_installed(
     assert {"serve", "install"} <= {c.kind for c in written}  # `make run` ... the wheel installed
     # `make run`: the starter config, the paste line, and a lore that answers as it should.
     assert quickstart.starter_config
-    assert quickstart.paste_line and "Authorization: Bearer lore_" in quickstart.paste_line
+    assert quickstart.paste_line and "'Authorization: Bearer ${LORE_TOKEN}'" in quickstart.paste_line
+    assert "lore_" not in quickstart.paste_line  # never the secret itself on a command line
     assert quickstart.answers == {
         "/healthz": 200,
         "/readyz": 200,

@@ -129,3 +129,18 @@ def test_cookies_are_secure_over_https() -> None:
 def test_a_path_wraps_between_folders_and_is_escaped() -> None:
     html = str(app.path_html("/home/al<i>ce/codes/acme-api"))
     assert html == '<code class="path">/<wbr>home/<wbr>al&lt;i&gt;ce/<wbr>codes/<wbr>acme-api</code>'
+
+
+def test_the_sign_in_link_expires_while_unused() -> None:
+    """Trust round 4, item 7: local mode's one-time link never expired while unused (a link left in
+    scrollback or a shell log opened the UI days later). It works for 10 minutes."""
+    now = [1000.0]
+    link = sessions.SignInLink(clock=lambda: now[0])
+    now[0] += sessions.LINK_TTL.total_seconds() - 1
+    assert not link.expired
+    later = sessions.SignInLink(clock=lambda: now[0])
+    now[0] += 1
+    assert link.expired and not link.consume(link.code) and not link.used  # expired, not used
+    assert later.consume(later.code)  # one made later is still good
+    assert sessions.LINK_TTL.total_seconds() == 600
+    assert "expired (10 minutes" in app._LINK_EXPIRED and "lore serve" in app._LINK_EXPIRED

@@ -15,18 +15,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from lore.core.config import config_path, parse_config
-from lore.core.errors import ConfigError, InvalidInput, LoreError, Refused
+from lore.core.config import config_path, parse_config, read_config_text
+from lore.core.errors import InvalidInput, LoreError, Refused
 
 
 def push(file: str | None, user: str | None) -> int:
     path = Path(file).expanduser() if file else config_path(os.environ)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read {path}: {exc.strerror}", "name an existing lore config file"
-        ) from None
+    text = read_config_text(path)
     config = parse_config(text, path)
     home = os.environ.get("HOME") or str(Path.home())
     if user:

@@ -114,8 +114,10 @@ def _listed(written: list[str], skipped: list[tuple[Path, str]], why_skipped: st
 
 def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
     with runtime() as rt:
-        session = rt.command_session(workspace)
         folder = Path(target).expanduser() if target else None
+        # The folder's own workspace decides (its repository, its space), not the working directory's:
+        # `lore import-instructions ~/other-repo` from inside this repository files nothing here.
+        session = rt.command_session(workspace or (str(folder) if folder is not None else None))
         found, done = data.import_instructions(rt, session, folder, allow_secret=allow_secret)
     print(done.describe(session.space))
     if done.removed:

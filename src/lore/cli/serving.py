@@ -193,12 +193,19 @@ def _serve(
     try:
         app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless, json_logs), announce)
         # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log.
+        # X-Forwarded-For is applied inside the app (lore.http.limits.RecordPeer), not by uvicorn.
         if json_logs:  # (a Config configures logging as it is made: make one only)
             config = uvicorn.Config(
-                app, host=host, port=port, log_level=log_level, log_config=None, access_log=False
+                app,
+                host=host,
+                port=port,
+                log_level=log_level,
+                log_config=None,
+                access_log=False,
+                proxy_headers=False,
             )
         else:
-            config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+            config = uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=False)
         server = uvicorn.Server(config)
         try:
             server.run(sockets=[sock])
@@ -275,16 +282,23 @@ def quickstart(port: int | None = None) -> int:
     def banner(base_url: str) -> None:
         from lore.core import local_secret
 
-        secret = local_secret.read_or_create(os.environ)
+        local_secret.read_or_create(os.environ)  # made now: `lore token local` prints it
         print(f"lore is up: {target.describe()}; config {path}")
-        print("Connect Claude Code (run in your project; the Bearer value is your local secret):")
         print(
-            f'  claude mcp add --transport http lore {base_url}/mcp --header "X-Lore-Workspace: $PWD" '
-            f'--header "Authorization: Bearer {secret}"'
+            "Connect Claude Code: `lore install claude-code` (memory before the first prompt too, over "
+            "stdio; no secret to copy)."
+        )
+        # Never the secret itself on a command line: argv is visible to every local user, and the line
+        # would stay in the shell's history. Claude Code expands ${LORE_TOKEN} from its environment.
+        print(
+            "Or the tools only, over HTTP (your local secret from the environment, never on a command line):"
         )
         print(
-            "  That gives the tools only. For memory before the first prompt (the session-start hook), "
-            "run `lore install claude-code` instead: the same memory, over stdio."
+            '  export LORE_TOKEN="$(lore token local)"   # in your shell profile, before Claude Code starts'
+        )
+        print(
+            f'  claude mcp add --transport http lore {base_url}/mcp --header "X-Lore-Workspace: $PWD" '
+            "--header 'Authorization: Bearer ${LORE_TOKEN}'"
         )
         print("Ctrl-C stops serving (the database keeps running; `lore db stop` stops it).", flush=True)
 

@@ -18,6 +18,7 @@ import anyio
 from lore.cli.context import runtime
 from lore.core import inbox
 from lore.core.errors import InvalidInput
+from lore.core.render import printable
 from lore.core.rows import Message
 from lore.core.session import SessionContext
 from lore.service import work
@@ -59,11 +60,15 @@ def _tasks(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> in
         if len(rest) != 1:
             raise InvalidInput("lore tasks show takes ID.", "Example: lore tasks show n_12")
         task, events = work.task(rt, session.readable, rest[0])
-        print(inbox.task_line(task, max_body=100_000))
-        print(f"  filed {task.filed_at:%Y-%m-%d %H:%M} by {task.from_space} ({task.from_source})")
+        print(terminal(inbox.task_line(task, max_body=100_000)))
+        print(terminal(f"  filed {task.filed_at:%Y-%m-%d %H:%M} by {task.from_space} ({task.from_source})"))
         for event in events:
             why = f": {event.note}" if event.note else ""
-            print(f"  {event.at:%Y-%m-%d %H:%M} → {event.status} by {event.space} ({event.source}){why}")
+            print(
+                terminal(
+                    f"  {event.at:%Y-%m-%d %H:%M} → {event.status} by {event.space} ({event.source}){why}"
+                )
+            )
         return 0
     statuses = inbox.STATUSES if args.all else inbox.OPEN_STATUSES
     rows, total = work.tasks_of(rt, session.space, statuses, limit=10_000)
@@ -72,7 +77,7 @@ def _tasks(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> in
         return 0
     print(f"Tasks of space {session.space} ({total}):")
     for task in rows:
-        print(inbox.task_line(task))
+        print(terminal(inbox.task_line(task)))
     return 0
 
 
@@ -80,7 +85,7 @@ def _messages(rt: Runtime, session: SessionContext, action: str) -> int:
     if action == "read":
         got = work.read_messages(rt, session, SOURCE)
         for message in got.messages:
-            print(inbox.message_line(message))
+            print(terminal(inbox.message_line(message)))
         left = got.unread_left
         if got.messages:
             print(f"{len(got.messages)} read{f'; {left} more unread (read again)' if left else ''}.")
@@ -94,7 +99,7 @@ def _messages(rt: Runtime, session: SessionContext, action: str) -> int:
     for message in shown:
         mark = "unread" if message.read_at is None else "read"
         to = f"to {message.to_space}, " if message.to_space != session.space else ""
-        print(f"{inbox.message_line(message)} [{to}{mark}]")
+        print(terminal(f"{inbox.message_line(message)} [{to}{mark}]"))
     return 0
 
 
@@ -138,7 +143,7 @@ async def _send(rt: Runtime, session: SessionContext, args: argparse.Namespace) 
     if done.reply is None:
         print("No reply yet; `lore messages` shows it when it comes.")
         return 1
-    print(inbox.message_line(done.reply))
+    print(terminal(inbox.message_line(done.reply)))
     return 0
 
 
@@ -155,33 +160,55 @@ async def _listen(rt: Runtime, space: str, *, desktop: bool) -> int:
         if isinstance(item, Message):
             re_part = f", re {item.reply_id}" if item.reply_id else ""
             line = f"message {item.id} from {item.from_space} ({item.source}){re_part}: {item.body}"
-            _show(line, notify, f"lore: message from {item.from_space}", item.body)
+            _show(line, notify, f"lore: message {item.id} from {item.from_space}", item.body)
         else:
             line = inbox.task_line(item).removeprefix("- ")
-            _show(f"task {line}", notify, f"lore: task from {item.from_space}", item.title or item.body)
+            _show(
+                f"task {line}",
+                notify,
+                f"lore: task {item.id} from {item.from_space}",
+                item.title or item.body,
+            )
     return 0
 
 
+def terminal(text: str) -> str:
+    """Another agent's text as a terminal may show it: no escape sequence (CSI, OSC: a title, the
+    clipboard through OSC 52, a cleared screen), no other C0 or C1 control character, no bidi
+    override; a line break starts an indented line, so no text can pass for a line lore printed."""
+    return "\n    ".join(printable(text).splitlines() or [""])
+
+
 def _show(line: str, notify: Any, title: str, body: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {line}", flush=True)
+    print(f"[{time.strftime('%H:%M:%S')}] {terminal(line)}", flush=True)
     if notify is not None:
-        notify(title, body)
+        notify(" ".join(terminal(title).split()), " ".join(terminal(body).split()))
 
 
 def _notifier() -> Any:
-    """A desktop notification where one exists (notify-send on a Linux desktop, osascript on macOS)."""
+    """A desktop notification where one exists (osascript on macOS, notify-send on a Linux desktop).
+    No message text goes on a command line (every local user can read another's argv): osascript
+    reads its script from standard input; notify-send takes only arguments, so it gets the title
+    alone (which space, which id) and the text stays in the terminal."""
     if sys.platform == "darwin" and shutil.which("osascript"):
 
         def mac(title: str, body: str) -> None:
             script = f"display notification {_applescript(body[:200])} with title {_applescript(title)}"
-            subprocess.run(["osascript", "-e", script], capture_output=True, timeout=5, check=False)
+            subprocess.run(
+                ["osascript"], input=script, text=True, capture_output=True, timeout=5, check=False
+            )
 
         return mac
     desktop = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     if desktop and shutil.which("notify-send"):
 
         def linux(title: str, body: str) -> None:
-            subprocess.run(["notify-send", title, body[:200]], capture_output=True, timeout=5, check=False)
+            subprocess.run(
+                ["notify-send", "--", title, "lore listen shows it"],
+                capture_output=True,
+                timeout=5,
+                check=False,
+            )
 
         return linux
     return None

@@ -14,7 +14,8 @@ Bounds, and why:
     transcript  its last 256 KiB are read for the final message, its first 4 KiB for when the
                 session started: a transcript of hours is megabytes, the hook has 0.9 s.
     git         at most 0.5 s in all, status and diff at once, with optional locks off (the agent
-                may be running git itself) and every setting that runs a program off.
+                may be running git itself), every setting that runs a program off and nothing
+                fetched (a partial clone's missing object is not asked for).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lore.core import secrets
+from lore.core import files, secrets
 
 MAX_MESSAGE = 4_000
 MAX_STATUS_LINES = 50
@@ -43,6 +44,10 @@ TAIL_BYTES = 256 * 1024
 HEAD_BYTES = 4 * 1024
 GIT_TIMEOUT = 0.5
 _HEAD_KEEP, _TAIL_KEEP = 2_800, 1_000
+# What keeps git from fetching anything while it looks at an untrusted tree (git_changes): no lazy
+# fetch of a partial clone's missing objects (git 2.44, and Debian's 2.39.5), and no transport allowed
+# should one be tried anyway (an empty list: every protocol refused, the repository's config aside).
+NO_FETCH = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "", "GIT_PROTOCOL_FROM_USER": "0"}
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,12 @@ def git_changes(
     these commands through GIT_CONFIG_COUNT (which wins over every config file and takes any key, an
     `=` in a filter's name included), submodules are not entered, and the filters are the ones git
     itself lists. Runs with only PATH and HOME of `env` (the process's own by default): the client's
-    GIT_* never leak in. Each git runs in a process group of its own, killed whole on the deadline."""
+    GIT_* never leak in. Each git runs in a process group of its own, killed whole on the deadline.
+
+    Nothing is fetched: in a partial clone (a promisor remote, an object missing) git would fetch the
+    object, running the repository's `core.sshCommand`, `core.gitProxy`, `remote.*.uploadpack` or an
+    `ext::` remote. NO_FETCH turns lazy fetching off and allows no transport at all (GIT_ALLOW_PROTOCOL
+    empty wins over the repository's `protocol.*.allow`); the diff of a missing object fails instead."""
     source = os.environ if env is None else env
     base_env = {
         "PATH": source.get("PATH", "/usr/bin:/bin"),
@@ -170,6 +180,7 @@ def git_changes(
         "GIT_OPTIONAL_LOCKS": "0",
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_PAGER": "cat",
+        **NO_FETCH,
     }
     deadline = time.monotonic() + timeout
     base = ["git", "-C", str(root), "--no-optional-locks"]
@@ -178,6 +189,7 @@ def git_changes(
         "core.quotepath": "off",
         "diff.external": "",
         "status.submoduleSummary": "false",
+        "protocol.allow": "never",
     }
     listed = _run_all(
         {"filters": [*base, "config", "--null", "--name-only", "--get-regexp", r"^filter\."]},
@@ -325,7 +337,7 @@ def last_message(transcript: str | None) -> str | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(files.open_regular(path), "rb") as handle:  # never a FIFO swapped in since
             size = handle.seek(0, os.SEEK_END)
             handle.seek(max(0, size - TAIL_BYTES))
             raw = handle.read(TAIL_BYTES)
@@ -353,7 +365,7 @@ def transcript_started(transcript: str | None) -> datetime | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(files.open_regular(path), "rb") as handle:
             head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
     except OSError:
         return None

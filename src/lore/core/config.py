@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lore.core import files
 from lore.core.errors import ConfigError
 from lore.core.pooling import POOLERS
 
@@ -135,21 +136,35 @@ def expand_user(path: str, env: Mapping[str, str] | None = None) -> str:
     return os.path.expanduser(path)
 
 
-def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) -> Config:
-    path = path if path is not None else config_path(os.environ if env is None else env)
+# A config is a few KiB; one over a MiB is not a config (and is never read whole).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_config_text(path: Path) -> str:
+    """The config file's text: a regular file only (a FIFO or a device is never opened for reading,
+    so nothing waits on it), at most MAX_CONFIG_BYTES, UTF-8. Raises ConfigError saying what to do."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return files.read_regular(path, MAX_CONFIG_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(
             f"no lore config file at {path}",
             "run `lore init` to write a starter config, or point LORE_CONFIG at an existing file",
+        ) from None
+    except (files.NotRegular, files.TooLarge) as exc:  # a FIFO, a device, a directory; over the cap
+        raise ConfigError(
+            f"lore did not read its config file: {exc}",
+            "point LORE_CONFIG at the lore config, a regular TOML file of a few KiB (or run `lore init`)",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"cannot read the lore config file {path}: {exc}",
             "make it a readable UTF-8 text file, or run `lore init` after moving it away",
         ) from None
-    return parse_config(text, path)
+
+
+def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) -> Config:
+    path = path if path is not None else config_path(os.environ if env is None else env)
+    return parse_config(read_config_text(path), path)
 
 
 Signature = tuple[int, int, int, int, int]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeGuard
 from urllib.parse import unquote, urlsplit
 
+from lore.core import files
 from lore.core.config import expand_user
 
 CLIENT_ENV_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "WORKSPACE_FOLDER_PATHS")
@@ -156,19 +157,8 @@ def _read_small(path: Path) -> str | None:
     """A git file's text: only a regular file, never waited on, at most MAX_GIT_FILE bytes (a larger
     one counts as unreadable); None when it cannot be read so."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GIT_FILE:
-            return None
-        data = os.read(fd, MAX_GIT_FILE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_GIT_FILE:
+        data = files.read_regular(path, MAX_GIT_FILE)  # its type checked before it is opened
+    except OSError:  # missing, not a regular file, too large, unreadable
         return None
     return data.decode("utf-8", errors="replace")
 

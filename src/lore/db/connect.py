@@ -102,11 +102,29 @@ def translated() -> Iterator[None]:
             "Another session's write collided with this one at the same moment; nothing was written.",
             "Call again.",
         ) from exc
+    except (
+        psycopg.errors.DiskFull
+    ) as exc:  # SQLSTATE 53100: the statement failed, its transaction rolled back
+        raise DatabaseError(
+            "PostgreSQL's disk is full (SQLSTATE 53100): nothing was written.",
+            "Free space on the disk that holds the database (`lore doctor` shows where it is; for the "
+            "embedded database, the data dir), then call again.",
+        ) from exc
     except psycopg.OperationalError as exc:
         raise DatabaseError(
             f"Lost the connection to PostgreSQL: {redact(str(exc)).strip().splitlines()[0]}",
-            "Retry; if it persists run `lore doctor` (for the embedded database: `lore db start`).",
+            LOST_HINT,
         ) from exc
+
+
+# A connection lost during a write may have lost it after PostgreSQL committed it (the answer to the
+# COMMIT never came): lore does not know, so it says how to find out before writing it again.
+LOST_HINT = (
+    "If this was a write, it may have been saved before the connection dropped: look for it first "
+    "(recall_facts, search_notes or read_messages; in a terminal `lore facts list`, `lore search`, "
+    "`lore tasks`, `lore messages`) and write it again only if it is missing. A read can simply be "
+    "retried. If it persists run `lore doctor` (for the embedded database: `lore db start`)."
+)
 
 
 def open_and_migrate(url: str) -> psycopg.Connection:

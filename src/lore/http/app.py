@@ -24,7 +24,7 @@ from lore.core import local_secret
 from lore.core.errors import LoreError
 from lore.core.users import looks_like_token
 from lore.http import api, guard
-from lore.http.limits import Buckets, RegistrationGuard, UserLimits, UserRate
+from lore.http.limits import Buckets, RecordPeer, RegistrationGuard, UserLimits, UserRate
 from lore.http.oauth import OAuthProvider
 from lore.http.observe import Observe
 from lore.http.signin import SCOPE, DatabaseTokenVerifier
@@ -147,7 +147,8 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
 
     app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
     metrics.enable()
-    app.add_middleware(Observe, routes=lambda: app.routes, json_log=options.json_logs)  # outermost
+    app.add_middleware(Observe, routes=lambda: app.routes, json_log=options.json_logs)
+    app.add_middleware(RecordPeer)  # outermost: the TCP peer, then X-Forwarded-For (uvicorn's is off)
     return app
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -70,6 +71,34 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "unknown"
 
 
+PEER = "lore.peer"  # the scope key of the TCP peer, before X-Forwarded-For was applied (RecordPeer)
+
+
+def peer_address(scope: Scope) -> str:
+    """The address of the TCP peer itself: what a limit per address keys on. `client` is taken from
+    X-Forwarded-For when the peer is a trusted proxy (loopback by default), and any local process can
+    send that header to a loopback server: one forged value per request was one fresh bucket."""
+    peer = scope.get(PEER)
+    return str(peer[0]) if peer else client_address(scope)
+
+
+class RecordPeer:
+    """Outermost: keeps the TCP peer in the scope, then applies X-Forwarded-For and -Proto from the
+    trusted proxies (FORWARDED_ALLOW_IPS, default 127.0.0.1: uvicorn's own rule, which `lore serve`
+    turns off in uvicorn so that the peer is still known here)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        trusted = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+        self.app = ProxyHeadersMiddleware(app, trusted_hosts=trusted)  # type: ignore[arg-type]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope[PEER] = scope.get("client")
+        await self.app(scope, receive, send)  # type: ignore[arg-type]
+
+
 class RegistrationGuard:
     """In front of `POST /register`: a body over 16 KiB is refused before it is read (by its
     Content-Length, or as soon as a streamed body passes the cap), and each client address may
@@ -89,7 +118,7 @@ class RegistrationGuard:
         if length is not None and (not length.isdigit() or int(length) > MAX_REGISTRATION_BODY):
             await refuse(send, 413, "invalid_client_metadata", "registration body over 16 KiB")
             return
-        wait = self.each.take(client_address(scope)) or self.everyone.take("*")
+        wait = self.each.take(peer_address(scope)) or self.everyone.take("*")
         if wait:
             await refuse(send, 429, "invalid_client_metadata", "too many registrations: try later", wait)
             return

@@ -34,7 +34,8 @@ def for_platform(lore: str, env: Mapping[str, str], platform: str | None = None)
     data = {k: env[k] for k in ("LORE_DATA_DIR", "LORE_CONFIG", "LORE_ROOT_BASE") if env.get(k)}
     if platform == "darwin":
         path = home / "Library" / "LaunchAgents" / f"{LABEL}.plist"
-        return LoginStart(platform, path, launchd_plist(lore, data), ("launchctl", "load", "-w", str(path)),
+        plist = launchd_plist(lore, data, home)
+        return LoginStart(platform, path, plist, ("launchctl", "load", "-w", str(path)),
                           ("launchctl", "unload", "-w", str(path)))  # fmt: skip
     if platform.startswith("linux"):
         base = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
@@ -63,12 +64,17 @@ def systemd_unit(lore: str, env: Mapping[str, str]) -> str:
     )
 
 
-def launchd_plist(lore: str, env: Mapping[str, str]) -> str:
+def launchd_plist(lore: str, env: Mapping[str, str], home: Path) -> str:
+    """The agent's errors go to the data dir, else to the user's own ~/Library/Logs: never a fixed
+    name in the shared /tmp, where another user could plant that name first (a link launchd would
+    write through, or a file they read)."""
+    data = env.get("LORE_DATA_DIR")
+    log = Path(data) / "login-start.log" if data else home / "Library" / "Logs" / "lore-login-start.log"
     plist: dict[str, object] = {
         "Label": LABEL,
         "ProgramArguments": [lore, "db", "start"],
         "RunAtLoad": True,
-        "StandardErrorPath": str(Path(env.get("LORE_DATA_DIR") or "/tmp") / "login-start.log"),
+        "StandardErrorPath": str(log),
     }
     if env:
         plist["EnvironmentVariables"] = dict(env)

@@ -3,10 +3,12 @@ and agents' instruction files as notes, and purge (a person erasing an item for 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from lore.core.errors import InvalidInput
 from lore.core.session import SessionContext
 from lore.service import retrieval
 from lore.service.runtime import Runtime
@@ -47,6 +49,12 @@ def import_instructions(
     workspace's root), one note per section; sections no longer in those files are forgotten."""
     root = Path(session.root)
     where = folder if folder is not None else root
+    if not Path(os.path.realpath(where)).is_relative_to(os.path.realpath(root)):
+        raise InvalidInput(
+            f"{where} is outside the workspace's repository {root}: its instruction files would be "
+            "filed under a repository they are not in.",
+            f"Run `lore import-instructions` in {where} (or pass --workspace {where}).",
+        )
     found = instructions.find(where, root)
     key = markdown.file_key(where, root)
     scope = "" if key == "." else key

@@ -265,7 +265,8 @@ class UI:
         principal: users.Principal | None = None
         if code and self.link is not None:
             if not self.link.consume(code):
-                return self.sign_in_form(request, status=401, error=_LINK_USED)
+                error = _LINK_EXPIRED if self.link.expired and not self.link.used else _LINK_USED
+                return self.sign_in_form(request, status=401, error=error)
         else:
             principal = await self.state.call(accounts.verify, token, ("personal",))
             if principal is None:
@@ -336,6 +337,11 @@ _SIGNIN_COOKIE = "lore_signin"
 _LINK_USED = (
     "This sign-in link was used already. Sign in with a token from `lore token create NAME`, "
     "or restart `lore serve` for a new link."
+)
+_LINK_EXPIRED = (
+    f"This sign-in link expired ({int(sessions.LINK_TTL.total_seconds() // 60)} minutes after "
+    "`lore serve` printed it). Restart `lore serve` (or `lore run`) for a new link, or sign in with a "
+    "token from `lore token create NAME`."
 )
 
 

@@ -21,6 +21,8 @@ import hashlib
 import hmac
 import secrets
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -136,19 +138,27 @@ class MemorySessions:
             self._rows.pop(digest(secret), None)
 
 
+# How long local mode's sign-in link works while nobody uses it: long enough to click it from the
+# terminal that printed it; a link left in scrollback or a shell log does not open the UI later.
+LINK_TTL = timedelta(minutes=10)
+
+
 class SignInLink:
     """Local mode's one-time sign-in link, printed by `lore serve` / `lore run` in the terminal that
-    started it (only that user sees it). Good for one sign-in; only its digest is kept."""
+    started it (only that user sees it). Good for one sign-in within LINK_TTL of being made; only its
+    digest is kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.code = secrets.token_urlsafe(24)
         self._digest: bytes | None = hashlib.sha256(self.code.encode()).digest()
         self._lock = threading.Lock()
+        self._clock = clock
+        self._until = clock() + LINK_TTL.total_seconds()
 
     def consume(self, code: str) -> bool:
         wanted = hashlib.sha256(code.encode()).digest()
         with self._lock:
-            if self._digest is None or not hmac.compare_digest(self._digest, wanted):
+            if self._digest is None or not hmac.compare_digest(self._digest, wanted) or self.expired:
                 return False
             self._digest = None
             return True
@@ -156,3 +166,7 @@ class SignInLink:
     @property
     def used(self) -> bool:
         return self._digest is None
+
+    @property
+    def expired(self) -> bool:
+        return self._clock() >= self._until
