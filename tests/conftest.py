@@ -23,12 +23,16 @@ from lore.embeddings import files
 
 ROOT = Path(__file__).resolve().parent.parent
 # As root, a cluster whose data dir lies under a closed directory goes under the root base
-# (lore.db.embedded.pgdata_dir): in tests, a temporary one, never the machine's /var/lib/lore.
+# (lore.db.embedded.pgdata_dir), and so does the copy of the server's binaries when the venv is
+# under one (a checkout in root's 0700 home: embedded.server_bin_dir): in tests, a temporary one,
+# never the machine's /var/lib/lore. Open to other users (0755, as /var/lib/lore and the benchmarks'
+# base are): the server runs as lore-postgres, which must pass through it (mkdtemp makes it 0700).
 # Made once, by the process that starts the run (xdist's workers inherit it), and removed when that
 # process ends: 260 runs had left 1.6 GB of them in /tmp.
 _MADE_ROOT_BASE = "LORE_ROOT_BASE" not in os.environ
 if _MADE_ROOT_BASE:
     os.environ["LORE_ROOT_BASE"] = tempfile.mkdtemp(prefix="lore-root-base-", dir="/tmp")
+    os.chmod(os.environ["LORE_ROOT_BASE"], 0o755)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
