@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
-from support import older_postgres
+from support import kinds, older_postgres
 from support.db import empty_schema
 
 from lore import embeddings
@@ -74,13 +74,20 @@ LONG_TIMEOUTS = {"tests/e2e/": 1800.0, "tests/agents/": 1800.0, "tests/reliabili
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("timeout"):
-        return
+    """Each test's markers by where it is (support.kinds: its kind, infra, slow; what `make quick`
+    selects by), and the longer timeouts."""
+    timeouts = config.pluginmanager.hasplugin("timeout")
     for item in items:
-        if item.get_closest_marker("timeout") is not None:
-            continue
         path = item.path.resolve()
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        try:
+            names = kinds.markers(where)
+        except LookupError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        for name in names:
+            item.add_marker(name)
+        if not timeouts or item.get_closest_marker("timeout") is not None:
+            continue
         for prefix, seconds in LONG_TIMEOUTS.items():
             if where.startswith(prefix):
                 item.add_marker(pytest.mark.timeout(seconds))
