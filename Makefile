@@ -85,18 +85,19 @@ WORKERS ?= 4
 test: $(STAMP) $(MODELS) $(CHROMIUM) $(SHELLS) $(INFRA)
 	scripts/test.sh $(BIN) $(WORKERS) $(OLDER_PG_TESTS)
 
+# Tests are chosen by marker: each test's kind (unit, integration, http, web, agents, e2e) and the
+# cross-cutting infra and slow, applied by where the test is (tests/support/kinds.py); `make test`
+# runs every one of them.
 unit: $(STAMP) $(MODELS)
-	$(BIN)/python -m pytest tests/unit
+	$(BIN)/python -m pytest -q -m unit
 
-# What a developer runs between edits (about a minute here): the pure modules, the store and the
-# services against the real PostgreSQL, tasks and messages; no agent CLIs, no browser, no HTTP
-# servers, and not the embedded server's own lifecycle (first starts raced and killed, ports), which
-# `make test` runs with everything else.
-QUICK_SKIP := tests/integration/test_embedded_security.py tests/integration/test_embedded.py \
-	tests/integration/test_serve_port.py tests/integration/test_migrate_race.py
+# What a developer runs between edits (under a minute on a quiet machine here): the pure modules, and
+# the core against the real PostgreSQL (store, services, tasks and messages, MCP tools, retrieval,
+# bad input); no agent CLIs, no browser, no HTTP servers, not the embedded server's own lifecycle
+# nor other infrastructure (infra), and not the runs that take tens of seconds by design (slow).
+QUICK := (unit or integration) and not infra and not slow
 quick: $(STAMP) $(MODELS)
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal tests/unit tests/integration tests/work \
-		$(addprefix --ignore=,$(QUICK_SKIP))
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal -m "$(QUICK)"
 
 # Every benchmark (minutes to an hour: the first 100,000-note latency run embeds every note, later
 # runs reuse the vectors); each replaces its own section of docs/benchmarks.md. Peers and the

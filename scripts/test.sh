@@ -7,6 +7,8 @@
 # on four such tests). Then ruff/mypy and the PostgreSQL 16 run (one process, mostly waiting on its
 # server) run together. Each one's output is printed at the end, and any failure fails the whole.
 #
+# The main run ends with its 25 slowest tests (--durations=25).
+#
 # Usage: scripts/test.sh BIN WORKERS OLDER_PG_TESTS...
 set -uo pipefail
 bin=$1 workers=$2
@@ -21,7 +23,7 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-"$bin/python" -m pytest -n "$workers" --dist worksteal
+"$bin/python" -m pytest -n "$workers" --dist worksteal --durations=25
 status=$?
 
 (make --no-print-directory lint typecheck >"$logs/lint.out" 2>&1; echo $? >"$logs/lint.rc") &

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
-from support import older_postgres
+from support import kinds, older_postgres
 from support.db import empty_schema
 
 from lore import embeddings
@@ -23,12 +23,16 @@ from lore.embeddings import files
 
 ROOT = Path(__file__).resolve().parent.parent
 # As root, a cluster whose data dir lies under a closed directory goes under the root base
-# (lore.db.embedded.pgdata_dir): in tests, a temporary one, never the machine's /var/lib/lore.
+# (lore.db.embedded.pgdata_dir), and so does the copy of the server's binaries when the venv is
+# under one (a checkout in root's 0700 home: embedded.server_bin_dir): in tests, a temporary one,
+# never the machine's /var/lib/lore. Open to other users (0755, as /var/lib/lore and the benchmarks'
+# base are): the server runs as lore-postgres, which must pass through it (mkdtemp makes it 0700).
 # Made once, by the process that starts the run (xdist's workers inherit it), and removed when that
 # process ends: 260 runs had left 1.6 GB of them in /tmp.
 _MADE_ROOT_BASE = "LORE_ROOT_BASE" not in os.environ
 if _MADE_ROOT_BASE:
     os.environ["LORE_ROOT_BASE"] = tempfile.mkdtemp(prefix="lore-root-base-", dir="/tmp")
+    os.chmod(os.environ["LORE_ROOT_BASE"], 0o755)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -70,13 +74,20 @@ LONG_TIMEOUTS = {"tests/e2e/": 1800.0, "tests/agents/": 1800.0, "tests/reliabili
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("timeout"):
-        return
+    """Each test's markers by where it is (support.kinds: its kind, infra, slow; what `make quick`
+    selects by), and the longer timeouts."""
+    timeouts = config.pluginmanager.hasplugin("timeout")
     for item in items:
-        if item.get_closest_marker("timeout") is not None:
-            continue
         path = item.path.resolve()
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        try:
+            names = kinds.markers(where)
+        except LookupError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        for name in names:
+            item.add_marker(name)
+        if not timeouts or item.get_closest_marker("timeout") is not None:
+            continue
         for prefix, seconds in LONG_TIMEOUTS.items():
             if where.startswith(prefix):
                 item.add_marker(pytest.mark.timeout(seconds))

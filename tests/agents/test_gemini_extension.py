@@ -43,7 +43,7 @@ def test_the_installed_extension_gives_memory_tools_and_handoff(
     _settings(project.home)
     env = {
         **project.env,
-        "PATH": f"{VENV_BIN}:{project.env['PATH']}",  # `lore` on PATH, as after `pipx install shared-lore`
+        "PATH": f"{VENV_BIN}:{project.env['PATH']}",  # `lore` on PATH, as after `pipx install git+URL`
         "GEMINI_API_KEY": "dummy-key",
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }

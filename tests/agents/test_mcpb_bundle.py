@@ -81,7 +81,11 @@ def test_the_official_cli_validates_the_bundle_make_builds(unpacked: Path, mcpb_
         (t.__name__, t.__lore_tool__)  # type: ignore[attr-defined]
         for t in TOOLS
     ]
-    assert (unpacked / "README.md").read_text().count("pipx install shared-lore") == 1
+    readme = (unpacked / "README.md").read_text()
+    assert (
+        readme.count("pipx install git+URL") == 1
+        and "Not yet available: `pipx install\nshared-lore`" in readme
+    )
     # ... and the same CLI refuses a manifest that breaks its schema
     del manifest["author"]
     broken = unpacked.parent / "broken"
@@ -95,7 +99,7 @@ def test_the_official_cli_validates_the_bundle_make_builds(unpacked: Path, mcpb_
 async def test_the_manifest_runs_the_installed_lore_mcp(
     unpacked: Path, mcpb_cli: Path, project: Project, conn: psycopg.Connection
 ) -> None:
-    """A user who ran `pipx install shared-lore` (lore in ~/.local/bin) and opened the bundle."""
+    """A user who ran `pipx install git+URL` (lore in ~/.local/bin) and opened the bundle."""
     project.remember(conn, "acme-api deploys with make ship")
     bin_dir = project.home / ".local" / "bin"
     bin_dir.mkdir(parents=True)

@@ -1,6 +1,7 @@
 """A stateless `lore serve` (`--stateless`) answered in one process: the session id it issues, GET
-/mcp refused with 405 (nothing is pushed), DELETE /mcp forgetting the session, and a request the
-database fails under outside any tool answered 503 with Retry-After (never a bare 500)."""
+and DELETE /mcp refused with 405 (nothing is pushed, no session is ended: as the SDK's own stateless
+transport), a session id it cannot have issued answered 404, and a request the database fails under
+outside any tool answered 503 with Retry-After (never a bare 500)."""
 
 from __future__ import annotations
 
@@ -39,15 +40,36 @@ async def test_the_issued_session_id_get_and_delete(
         assert pushed.status_code == 405 and pushed.headers["allow"] == "POST"
         async with mcp_session(server.url, headers, client="sdk-client") as s:
             await ok(s, "remember_fact", statement="stateless")
-        # the SDK's client ended its session on the way out: its record is gone
-        assert conn.execute("SELECT count(*) FROM mcp_sessions").fetchone() == (0,)
+        # the SDK's client asked to end its session on the way out and was told 405 (it says nothing
+        # of it): the record of its space stays, to expire with the unseen ones
+        assert conn.execute("SELECT count(*) FROM mcp_sessions").fetchone() == (1,)
         assert conn.execute("SELECT source FROM facts").fetchall() == [("sdk-client",)]
-        stranger = httpx2.delete(
-            f"{server.url}/mcp", headers={**MCP_HEADERS, "mcp-session-id": sid}, timeout=5
+        for who in ({**MCP_HEADERS, "mcp-session-id": sid}, with_id):  # without a token, and with one
+            ended = httpx2.delete(f"{server.url}/mcp", headers=who, timeout=5)
+            assert ended.status_code == 405 and ended.headers["allow"] == "POST", ended.text
+        # so no session it issued is ever one to answer 404: the same id goes on
+        listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        again = httpx2.post(f"{server.url}/mcp", json=listed, headers=with_id, timeout=10)
+        assert again.status_code == 200 and again.json()["result"]["tools"], again.text
+        # an id lore cannot have issued is an unknown session: 404, start a new one
+        for made_up in (
+            "abc",
+            "lore1.x.y",
+            f"lore1.{sid.split('.')[1]}.nothex",
+            sid + "0",
+            "lore1..",
+            "a" * 2000,
+        ):
+            unknown = httpx2.post(
+                f"{server.url}/mcp", json=listed, headers={**with_id, "mcp-session-id": made_up}, timeout=10
+            )
+            assert unknown.status_code == 404, (made_up, unknown.status_code, unknown.text)
+            assert "initialize a new session" in unknown.json()["error"]["message"]
+        # ... once the token is checked: without one it is the same 401 as any other request
+        stranger = httpx2.post(
+            f"{server.url}/mcp", json=listed, headers={**MCP_HEADERS, "mcp-session-id": "abc"}, timeout=10
         )
-        assert stranger.status_code == 401  # no token: nothing forgotten, nothing said
-        ended = httpx2.delete(f"{server.url}/mcp", headers=with_id, timeout=5)
-        assert ended.status_code == 204
+        assert stranger.status_code == 401
 
 
 def test_a_database_gone_under_a_token_check_is_a_503_to_retry(

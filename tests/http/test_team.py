@@ -9,7 +9,8 @@ workers of one host, scraped once).
 - Twenty sessions write, search and send messages while one replica is SIGKILLed and started again
   and PostgreSQL is restarted: no acknowledged write is lost, none is written twice, every session
   carries on (each failure a retryable one), a reply waited for across both arrives, the
-  listeners reconnect. The load runs for a few seconds only; bench/http_load.py runs longer.
+  listeners reconnect. The load is counted, not timed: it runs until 100 facts were acknowledged
+  and 300 calls made, however long a busy machine takes (under a cap); bench/http_load.py runs longer.
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ def two_spaces(base: Path, first: str = "work") -> str:
     )
 
 
+@pytest.mark.timeout(600)  # the counted part may take COUNT_CAP on a busy machine, plus the start-up
 async def test_team_mode_through_a_real_load_balancer(team: Team) -> None:
     """One test, two parts, on one set of processes (three replicas cost seconds to start): both
     protocol eras through the balancer, then the faults."""
@@ -221,6 +223,14 @@ class Tally:
     n: int = 0
 
 
+# The kill run's volume, counted, not timed: the sessions go on until this many facts were
+# acknowledged and this many calls made (and every session worked after the faults), however long
+# that takes on a busy machine, under the cap. A fixed time saw 91 facts on a loaded machine and
+# failed the run; nothing was lost, the machine was only slower.
+FACTS_ACKED = 100
+CALLS_MADE = 300
+COUNT_CAP = 240.0  # seconds the counted part may take before the test fails (quiet: about 15)
+
 RETRYABLE = re.compile(
     r"502|503|504|Retry|Lost the connection|Cannot connect to PostgreSQL|closed|disconnect", re.I
 )
@@ -269,11 +279,11 @@ async def a_replica_killed_and_postgres_restarted_mid_run_lose_and_repeat_nothin
 
     async def session_run(i: int, user: str, here: str, there: str, open_: Any, tally: Tally) -> None:
         async def seen(response: httpx2.Response) -> None:
-            if response.status_code >= 400 and (response.status_code, response.request.method) != (
-                405,
-                "GET",
+            # (GET /mcp: a stateless server pushes nothing; DELETE /mcp: nor does it end sessions)
+            if response.status_code >= 400 and not (
+                response.status_code == 405 and response.request.method in ("GET", "DELETE")
             ):
-                tally.statuses[response.status_code] += 1  # (GET /mcp: a stateless server pushes nothing)
+                tally.statuses[response.status_code] += 1
 
         headers = bearer(secrets[user], base / here)
         async with open_(team.lb.url, headers, client=f"s{i}", on_response=seen) as s:
@@ -307,8 +317,12 @@ async def a_replica_killed_and_postgres_restarted_mid_run_lose_and_repeat_nothin
         except Exception as exc:
             waited[key] = exc
 
+    def enough() -> bool:
+        acked = sum(len(t.acked_facts) for t in tallies)
+        return acked >= FACTS_ACKED and sum(t.calls for t in tallies) >= CALLS_MADE
+
     reconnected_before = sample(_scrape(team, secrets["u1"]), "lore_listen_events_total", event="reconnected")
-    with anyio.fail_after(150):
+    with anyio.fail_after(120 + COUNT_CAP):  # the faults and the answers, then the counted part
         async with anyio.create_task_group() as group:
             group.start_soon(ask, team.replicas[0], "survivor")
             group.start_soon(ask, team.replicas[1], "victim")
@@ -354,13 +368,15 @@ async def a_replica_killed_and_postgres_restarted_mid_run_lose_and_repeat_nothin
                     await ok(a, "send_message", to="work", body=f"answer to {body}", reply_to=qid)
             print(f"answered at {time.monotonic() - t0:.1f}")
             # Every session works again after both faults: each gets a round of its own begun after
-            # them (a session whose connection was cut opens another first). The wait is bounded: one
-            # that never comes back fails the check below. A fixed wait raced a busy machine (CI: one
-            # of 20 sessions had no round of its own in the 0.5 s after the answers).
-            with anyio.move_on_after(30):
-                while not all(t.ok_after_faults > 0 for t in tallies):
+            # them (a session whose connection was cut opens another first); and the run has its
+            # volume (FACTS_ACKED, CALLS_MADE). The wait is bounded by count, with a cap: a session
+            # that never comes back, or a run that never gets there, fails the checks below. A fixed
+            # wait raced a busy machine (CI: one of 20 sessions had no round of its own in the 0.5 s
+            # after the answers; a loaded machine: 91 facts acknowledged).
+            with anyio.move_on_after(COUNT_CAP):
+                while not (all(t.ok_after_faults > 0 for t in tallies) and enough()):
                     await anyio.sleep(0.1)
-            print(f"every session served after the faults at {time.monotonic() - t0:.1f}")
+            print(f"every session served after the faults, and the volume, at {time.monotonic() - t0:.1f}")
             stop.set()
 
     # The reply waited for on the surviving replica arrived, across the kill and the restart.
@@ -396,7 +412,7 @@ async def a_replica_killed_and_postgres_restarted_mid_run_lose_and_repeat_nothin
 
     calls = sum(t.calls for t in tallies)
     failures = [f for t in tallies for f in t.failures]
-    assert len(acked_facts) >= 100 and calls >= 300, (len(acked_facts), calls)
+    assert len(acked_facts) >= FACTS_ACKED and calls >= CALLS_MADE, (len(acked_facts), calls, COUNT_CAP)
     print("\n".join(failures[:20]))
     # The SDK's client says "Server returned an error response" for any HTTP error status: the ones
     # it got were the balancer's 502/503 (a replica gone, every replica unready while PostgreSQL

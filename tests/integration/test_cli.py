@@ -129,3 +129,21 @@ def test_doctor_fails_on_bad_toml_naming_the_line(lore_env: dict[str, str]) -> N
     assert out.returncode == 1
     fail = next(x for x in out.stdout.splitlines() if x.startswith("FAIL"))
     assert lore_env["LORE_CONFIG"] in fail and "2" in fail
+
+
+def test_doctor_says_to_start_a_session_when_the_hook_is_installed_but_never_ran(
+    tmp_path: Path, lore_env: dict[str, str], db_url: str
+) -> None:
+    """Its own data dir, so the hook log is empty (the test worker's is shared with other tests)."""
+    env = {**lore_env, "LORE_DATA_DIR": str(tmp_path / "data"), "LORE_DATABASE_URL": db_url}
+    Path(env["LORE_CONFIG"]).write_text('default_space = "personal"\n[[space]]\nid = "personal"\n')
+
+    def never_ran() -> str:
+        out = lore(env, "doctor", cwd=Path(env["HOME"]))
+        return next(x for x in out.stdout.splitlines() if "hook has never run" in x)
+
+    assert "→ install it: `lore install claude-code`" in never_ran()  # nothing installed: install
+    assert lore(env, "install", "gemini", cwd=Path(env["HOME"])).returncode == 0
+    line = never_ran()  # installed, no session started yet: start one (installing again fixes nothing)
+    assert line.startswith("WARN") and "install it" not in line
+    assert "→ start a session in an agent lore is installed into" in line

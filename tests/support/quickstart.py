@@ -18,8 +18,8 @@ How each command is run, and where that differs from a person at a terminal:
 - `make run` starts in a process group of its own and is waited on until it prints the paste line
   and serves; /healthz, /readyz, /api and an MCP `initialize` (with and without the local secret)
   are asked; then SIGINT goes to its process group (make, and lore under it), as Ctrl-C in a
-  terminal does. It must stop with no traceback and close its port. The database it started keeps
-  running, as it says.
+  terminal does. It must stop with no traceback, close its port and say what stopped and what keeps
+  running. The database it started keeps running, as it says.
 - `make test` is not run: this runs inside `make test`, and would recurse.
 - `pipx install FILE`: pipx is not on the test machines. The README's alternative, "pip install the
   same file", is run instead: FILE (the glob, expanded in the clone, must name one wheel) is installed
@@ -350,6 +350,8 @@ def _serve(r: _Run, command: str) -> None:
         raise Failed(f"`{command}` did not stop cleanly on SIGINT:\n{after[-4000:]}")
     if proc.returncode not in (0, 130, -signal.SIGINT):
         raise Failed(f"`{command}` exited {proc.returncode} on SIGINT:\n{step.output}")
+    if "lore stopped serving" not in after or "keeps running" not in after:
+        raise Failed(f"`{command}` did not say what stopped and what keeps running on SIGINT:\n{after}")
     port = int(url.rsplit(":", 1)[1])
     with socket.socket() as probe:
         if probe.connect_ex(("127.0.0.1", port)) == 0:

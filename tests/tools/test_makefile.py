@@ -42,11 +42,16 @@ def test_make_test_installs_the_dev_extras_and_runs_the_readme_command() -> None
 
 
 def test_make_quick_runs_the_core_tests_only() -> None:
-    """`make quick` (between edits): the unit, integration and work tests; no agent CLI, no browser."""
+    """`make quick` (between edits) selects by marker (tests/support/kinds.py): unit and integration,
+    no infrastructure of its own, nothing slow by design; no folder list to keep in step."""
     steps = _steps("quick")
     runner = [s for s in steps if " -m pytest " in s]
     assert len(runner) == 1, steps
-    args = runner[0].split()
-    assert {"tests/unit", "tests/integration", "tests/work"} <= set(args)
-    assert not [a for a in args if a.startswith(("tests/agents", "tests/e2e", "tests/web", "tests/http"))]
-    assert "--ignore=tests/integration/test_embedded_security.py" in args
+    assert '-m "(unit or integration) and not infra and not slow"' in runner[0], runner
+    assert not [a for a in runner[0].split() if a.startswith(("tests/", "--ignore"))], runner
+    unit = [s for s in _steps("unit") if " -m pytest " in s]
+    assert len(unit) == 1 and unit[0].endswith("-m unit"), unit
+
+
+def test_make_test_prints_the_25_slowest_tests() -> None:
+    assert "--durations=25" in (ROOT / "scripts" / "test.sh").read_text()

@@ -21,20 +21,23 @@ from support.mcpclient import call, lore_session, ok
 pytestmark = pytest.mark.anyio
 
 # What each tool says of itself (MCP ToolAnnotations, as sent: only what differs from the protocol's
-# defaults, plus `destructiveHint: false` for the tools that only add).
+# defaults, plus `destructiveHint: false` for the tools that only add), and its title. Every tool
+# touches lore's memory only: `openWorldHint: false`.
+CLOSED = {"openWorldHint": False}
 HINTS: dict[str, dict[str, bool]] = {
-    "remember_fact": {"destructiveHint": False},
-    "remember_note": {"destructiveHint": False},
-    "recall_facts": {"readOnlyHint": True},
-    "search_notes": {"readOnlyHint": True},
-    "revise_fact": {"destructiveHint": False, "idempotentHint": True},
-    "forget": {"destructiveHint": True, "idempotentHint": True},
-    "link_notes": {"destructiveHint": False, "idempotentHint": True},
-    "mark_irrelevant": {"destructiveHint": False},
-    "file_task": {"destructiveHint": False},
-    "update_task": {"destructiveHint": False},
-    "send_message": {"destructiveHint": False},
-    "read_messages": {"destructiveHint": False},  # not read-only: it marks messages read
+    # a copy is refused ("Already remembered as ..."): the same call again writes nothing
+    "remember_fact": {"destructiveHint": False, "idempotentHint": True, **CLOSED},
+    "remember_note": {"destructiveHint": False, "idempotentHint": True, **CLOSED},
+    "recall_facts": {"readOnlyHint": True, **CLOSED},
+    "search_notes": {"readOnlyHint": True, **CLOSED},
+    "revise_fact": {"destructiveHint": False, "idempotentHint": True, **CLOSED},
+    "forget": {"destructiveHint": True, "idempotentHint": True, **CLOSED},
+    "link_notes": {"destructiveHint": False, "idempotentHint": True, **CLOSED},
+    "mark_irrelevant": {"destructiveHint": False, **CLOSED},
+    "file_task": {"destructiveHint": False, **CLOSED},
+    "update_task": {"destructiveHint": False, **CLOSED},
+    "send_message": {"destructiveHint": False, **CLOSED},
+    "read_messages": {"destructiveHint": False, **CLOSED},  # not read-only: it marks messages read
 }
 # The rows a memory write leaves (the usage record, `retrievals`/`injections`, is bookkeeping).
 MEMORY = ("facts", "notes", "forget_log", "edges", "irrelevant", "tasks", "task_events", "messages")
@@ -86,9 +89,16 @@ async def _declared(session: ClientSession) -> dict[str, dict[str, Any]]:
         assert "$defs" not in json.dumps(tool.output_schema) and '"title": "' not in json.dumps(
             tool.output_schema
         )  # compacted (lore.mcp.schema.compact_output)
-        assert tool.annotations is not None
+        assert tool.title and len(tool.title) <= 20 and tool.title[0].isupper(), tool.name
+        assert tool.annotations is not None and tool.annotations.title is None  # one title, the tool's
+        # a nullable value is `anyOf [T, null]`, never a list of types (single-type clients refuse it)
+        assert '"type": [' not in json.dumps(tool.output_schema), tool.name
         assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == HINTS[tool.name], tool.name
         schemas[tool.name] = tool.output_schema
+    message = schemas["read_messages"]["properties"]["messages"]["items"]["properties"]
+    assert message["reply_to"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    reply = schemas["send_message"]["properties"]["reply"]["anyOf"]
+    assert reply[0]["type"] == "object" and reply[1] == {"type": "null"}
     return schemas
 
 
@@ -108,7 +118,15 @@ async def test_every_result_matches_the_schema_its_tool_declares(
             "remember_note", body="Deploys: make ship, then watch the dashboard.", title="Deploy"
         )
         await run("remember_note", body="Rollback: make unship.", kind="pattern", tags=["deploy"])
+        # idempotent writes: the same fact or note again writes nothing, and says which it is
         before = _counts(conn)
+        copy = await run("remember_fact", statement="alpha deploys with make ship", subject="alpha")
+        assert copy["duplicate"] and copy["id"] == fact["id"]
+        note = await run(
+            "remember_note", body="Deploys: make ship, then watch the dashboard.", title="Deploy"
+        )
+        assert note["duplicate"] and note["id"] == deploy["id"]
+        assert _counts(conn) == before
         assert (await run("recall_facts"))["total"] == 2
         await run("recall_facts", subject="alpha", as_of="2030-01-01T00:00:00Z")
         found = await run("search_notes", query="deploys make ship")

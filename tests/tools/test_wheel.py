@@ -9,6 +9,7 @@ Cost here: ~10 s; the build and the install are the quick start's.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import tarfile
@@ -139,6 +140,55 @@ async def test_the_installed_wheel_alone_embeds_searches_and_runs_every_command(
     line = next(line for line in broken.stdout.splitlines() if " embedder " in f" {line}")
     assert line.startswith("FAIL embedder local") and "missing" in line and "keyword only" in line, line
     assert "Traceback" not in broken.stderr
+
+
+def test_pip_installs_lore_from_the_repository_url(quickstart: Outcome, tmp_path: Path) -> None:
+    """The README's `pipx install git+URL` (or `uv tool install git+URL`), done with pip as the quick
+    start does its `pipx install` (neither pipx nor uv is on the test machines): the quick start's
+    fresh clone by its `git+file://` URL, built from source (setup.py fetches the model files) in an
+    isolated build, installed into a fresh venv; pip and the build reach no index (the wheelhouse)."""
+    if not quickstart.clone or quickstart.lore is None:
+        raise wheels.WheelError(f"the README's quick start did not get that far: {quickstart.failure}")
+    clone = Path(quickstart.clone)
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    house = wheels.wheelhouse()
+    offline = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "LORE_", "VIRTUAL_ENV"))},
+        "PIP_NO_INDEX": "1",  # the isolated build's own pip and setup.py's `pip download` too
+        "PIP_FIND_LINKS": str(house),
+    }
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    url = f"shared-lore @ git+file://{clone}@{commit}"
+    with wheels.locked(house.parent / "wheelhouse.lock"):  # read while no other run fills it
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile", url],
+            env=offline,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lore = venv / "bin" / "lore"
+    version = subprocess.run(
+        [str(lore), "--version"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert version.returncode == 0 and version.stdout.startswith("lore "), version
+    models = subprocess.run(
+        [python, "-c", "import lore, pathlib; print(pathlib.Path(lore.__path__[0]) / 'models')"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    folder = Path(models.stdout.strip())
+    assert folder.is_relative_to(venv), folder
+    for name, digest in PINS["all-MiniLM-L6-v2"].items():
+        assert _sha((folder / "all-MiniLM-L6-v2" / name).read_bytes()) == digest, name
 
 
 # Imports every module of the installed package and reads each kind of package data.

@@ -39,3 +39,24 @@ def test_the_state_key_names_the_user() -> None:
     sid = session_ids.issue("a", "1")
     assert session_ids.state_key("alice", sid) != session_ids.state_key("bob", sid)
     assert session_ids.state_key(None, sid) == f"|{sid}"
+
+
+def test_only_the_shape_lore_issues_is_well_formed() -> None:
+    """A stateless server answers 404 to any other id (lore.http.stateless): one it cannot have issued."""
+    for name, version in (("claude-code", "2.1.332"), (None, None), ("Zoë ✓", "")):
+        assert session_ids.well_formed(session_ids.issue(name, version))
+    issued = session_ids.issue("a", "1")
+    prefix, payload, bits = issued.split(".")
+    for other in (
+        "",
+        "0f1e2d3c4b5a69788796a5b4c3d2e1f0",  # the SDK's own (stateful mode)
+        f"lore2.{payload}.{bits}",
+        f"{prefix}.{payload}.{bits[:-1]}",  # 124 bits
+        f"{prefix}.{payload}.{bits.upper()}",
+        f"{prefix}.not-base64!.{bits}",
+        f"{prefix}.WyJvbmx5LW9uZSJd.{bits}",  # ["only-one"]
+        f"{prefix}.WzEsIDJd.{bits}",  # [1, 2]
+        f"{prefix}.{payload}.{bits}.x",
+        f"{prefix}.{'A' * 2000}.{bits}",
+    ):
+        assert not session_ids.well_formed(other), other

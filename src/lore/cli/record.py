@@ -17,7 +17,7 @@ from lore.cli.context import runtime
 from lore.core import render
 from lore.core.errors import InvalidInput
 from lore.core.injection import Injection
-from lore.service import log
+from lore.service import handoffs, log
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,12 +30,18 @@ def run(args: argparse.Namespace) -> int:
                     "lore log show takes ID.", "Example: lore log show 12 (`lore log` lists ids)."
                 )
             found = log.get(rt, spaces, args.id)
-            print(json.dumps(_json(found), ensure_ascii=False, indent=2) if args.json else _full(found))
+            named = handoffs.public_ids(rt, spaces, [found.handoff])
+            print(
+                json.dumps(_json(found, named), ensure_ascii=False, indent=2)
+                if args.json
+                else _full(found, named)
+            )
             return 0
         where = str(Path(os.path.abspath(args.workspace))) if args.workspace else None
         rows = log.recent(rt, spaces, client=args.client, workspace=where, since=args.since, limit=args.limit)
+        named = handoffs.public_ids(rt, spaces, [r.handoff for r in rows]) if args.json else {}
     if args.json:
-        print(json.dumps([_json(r) for r in rows], ensure_ascii=False, indent=2))
+        print(json.dumps([_json(r, named) for r in rows], ensure_ascii=False, indent=2))
         return 0
     if not rows:
         print(f"No injections recorded yet (spaces {', '.join(spaces)}; from {session.signal.path}).")
@@ -57,7 +63,9 @@ def _line(row: Injection) -> str:
     return f"{head} {shown} shown{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
 
 
-def _full(row: Injection) -> str:
+def _full(row: Injection, named: dict[int, str]) -> str:
+    """One record in full; its handoff by the handoff's public id (its note's, as the text says)."""
+    led = named.get(row.handoff, "a handoff since purged") if row.handoff else None
     head = [
         f"#{row.id} {row.kind} {row.at.isoformat(timespec='seconds')} via {row.via}: {row.client}"
         + (f" (session {row.session_id})" if row.session_id else ""),
@@ -66,12 +74,13 @@ def _full(row: Injection) -> str:
         + (f" (reads {', '.join(row.readable)})" if row.readable else ""),
         f"  shown: {', '.join(row.shown) or 'no facts'}; cut by the budget: {', '.join(row.cut) or 'none'}",
         f"  {row.chars:,} of {row.budget:,} characters, {row.duration_ms} ms"
-        + (f"; led with handoff {row.handoff}" if row.handoff else "")
+        + (f"; led with handoff {led}" if led else "")
         + (f"; instruction sections {', '.join(row.instructions)}" if row.instructions else ""),
         "",
     ]
     return "\n".join(head) + render.printable(row.text)
 
 
-def _json(row: Injection) -> dict[str, Any]:
-    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+def _json(row: Injection, named: dict[int, str]) -> dict[str, Any]:
+    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+    return out | {"handoff": named.get(row.handoff) if row.handoff else None}  # n_N, as shown everywhere

@@ -279,9 +279,12 @@ def quickstart(port: int | None = None) -> int:
         sock.close()
         raise
 
+    served: list[str] = []
+
     def banner(base_url: str) -> None:
         from lore.core import local_secret
 
+        served.append(base_url)
         local_secret.read_or_create(os.environ)  # made now: `lore token local` prints it
         print(f"lore is up: {target.describe()}; config {path}")
         print(
@@ -302,7 +305,21 @@ def quickstart(port: int | None = None) -> int:
         )
         print("Ctrl-C stops serving (the database keeps running; `lore db stop` stops it).", flush=True)
 
-    return http("127.0.0.1", port, sock=sock, announce=banner)
+    code = http("127.0.0.1", port, sock=sock, announce=banner)
+    if served:  # Ctrl-C (or a stop): what stopped, and what goes on without it
+        print(stopped(served[0], target.embedded, target.describe()), flush=True)
+    return code
+
+
+def stopped(base_url: str, embedded: bool, database: str) -> str:
+    """What `lore run` says when it stops serving: that is all that stopped."""
+    keeps = (
+        f"{database} keeps running for your agents' own lore (stdio sessions, hooks); "
+        "`lore db stop` stops it."
+        if embedded
+        else f"{database} is not lore's to stop; your agents' own lore (stdio sessions, hooks) still uses it."
+    )
+    return f"lore stopped serving {base_url} (MCP over HTTP, /api, the web UI). The {keeps}"
 
 
 def _loopback(host: str) -> bool:

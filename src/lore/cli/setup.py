@@ -76,9 +76,12 @@ def doctor() -> int:
             _check_login_start(lines)
     _check_embedder(config, lines)
     _check_signal(lines)
-    _check_hook_log(lines)
+    from lore import installers
+
+    clients = installers.doctor(Path(os.getcwd()))  # every agent lore is installed into, checked
+    _check_hook_log(lines, installed=clients != [installers.NOT_INSTALLED])
     doctor_hooks.check(lines)
-    _check_clients(lines)
+    lines.extend((check.level, check.text) for check in clients)
     for level, text in lines:
         print(f"{level:<4} {text}")
     return 1 if any(level == "FAIL" for level, _ in lines) else 0
@@ -318,19 +321,19 @@ def _check_seen_workspaces(conn: Any, config: Config, lines: list[tuple[str, str
             lines.append(("WARN", f"seen workspace {workspace}: {exc.message} → {exc.hint}"))
 
 
-def _check_hook_log(lines: list[tuple[str, str]]) -> None:
-    """When the session-start hook last worked, per client, and its latest failures."""
+def _check_hook_log(lines: list[tuple[str, str]], *, installed: bool) -> None:
+    """When the session-start hook last worked, per client, and its latest failures. Installed into
+    an agent and never run, it waits for a session to start: that is the next step, not installing."""
     from lore.core import hooklog as log
 
     entries = log.entries()
     if not entries:
-        lines.append(
-            (
-                "WARN",
-                f"the session-start hook has never run ({log.path()}) → install it: "
-                "`lore install claude-code` (or see README)",
-            )
+        fix = (
+            "start a session in an agent lore is installed into (listed below): its hook runs then"
+            if installed
+            else "install it: `lore install claude-code` (or see README)"
         )
+        lines.append(("WARN", f"the session-start hook has never run ({log.path()}) → {fix}"))
         return
     for client, event in sorted({(e.client, e.event) for e in entries}):
         mine = [e for e in entries if e.client == client and e.event == event]
@@ -342,13 +345,6 @@ def _check_hook_log(lines: list[tuple[str, str]]) -> None:
         last_ok = next((e for e in reversed(mine) if e.ok), None)
         since = f"; last succeeded {last_ok.at}" if last_ok else "; it has never succeeded"
         lines.append(("FAIL", f"hook {name}: last run {latest.at} failed: {latest.detail}{since}"))
-
-
-def _check_clients(lines: list[tuple[str, str]]) -> None:
-    """Every agent lore is installed into: its files, the lore they run, the hook's shape, its last run."""
-    from lore import installers
-
-    lines.extend((check.level, check.text) for check in installers.doctor(Path(os.getcwd())))
 
 
 def _check_signal(lines: list[tuple[str, str]]) -> None:

@@ -48,6 +48,22 @@ def client_of(session_id: str | None) -> tuple[str, str | None] | None:
     return name[:MAX_NAME], (version[:MAX_VERSION] or None)
 
 
+def well_formed(session_id: str) -> bool:
+    """Whether `session_id` has the shape `issue` gives every id (whatever name it carries): the
+    prefix, a payload that decodes to [name, version], and 128 bits in hex."""
+    parts = session_id.split(".")
+    if len(session_id) > MAX_ID or len(parts) != 3 or parts[0] != PREFIX:
+        return False
+    if len(parts[2]) != 32 or any(c not in "0123456789abcdef" for c in parts[2]):
+        return False
+    try:
+        raw = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        decoded = json.loads(raw.decode())
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    return isinstance(decoded, list) and len(decoded) == 2 and all(isinstance(v, str) for v in decoded)
+
+
 def issued(session_id: str | None) -> bool:
     """Whether `session_id` is one of these (its state then lives in the database, not a process)."""
     return bool(session_id) and str(session_id).startswith(PREFIX + ".")

@@ -51,7 +51,7 @@ from lore.core.rows import Fact
 from lore.core.session import SessionContext
 from lore.http import guard, hook_routes
 from lore.http.guard import foreign_origin
-from lore.service import accounts, log, memory
+from lore.service import accounts, handoffs, log, memory
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.service.session_start import client_of, session_start
 
@@ -234,14 +234,15 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             since=params.get("since"),
             limit=int(limit) if limit.isdigit() else 0,
         )
-        return JSONResponse({"records": [_record(r) for r in rows]})
+        named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
+        return JSONResponse({"records": [_record(r, named) for r in rows]})
 
     @route("/api/log/{id}", ["GET"])
     async def injection_record(request: Request) -> Response:
         config, _env, _prefix = await state.scope()
-        return JSONResponse(
-            {"record": _record(await state.call(log.get, config.ids, request.path_params["id"]))}
-        )
+        row = await state.call(log.get, config.ids, request.path_params["id"])
+        named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
+        return JSONResponse({"record": _record(row, named)})
 
     hook_routes.register(route, state, _json, lambda *args: _session(*args))
 
@@ -300,8 +301,10 @@ def _fact_id(value: str) -> str:
     return value
 
 
-def _record(row: Injection) -> dict[str, Any]:
-    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+def _record(row: Injection, named: dict[int, str]) -> dict[str, Any]:
+    """A record as JSON; its handoff by the handoff's public id (`n_N`, its note's), as shown everywhere."""
+    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+    return out | {"handoff": named.get(row.handoff) if row.handoff else None}
 
 
 def _fact(fact: Fact) -> dict[str, Any]:

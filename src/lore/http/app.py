@@ -145,7 +145,9 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.http.web.routes import mount
 
-    app.state.sign_in_link = mount(app, state, sign_in=options.sign_in, base_url=options.base_url)
+    app.state.sign_in_link = mount(
+        app, state, sign_in=options.sign_in, base_url=options.base_url, local_secret=auth.local_secret
+    )
     metrics.enable()
     app.add_middleware(Observe, routes=lambda: app.routes, json_log=options.json_logs)
     app.add_middleware(RecordPeer)  # outermost: the TCP peer, then X-Forwarded-For (uvicorn's is off)

@@ -8,8 +8,16 @@ affinity, any replica answers any request).
   state lives in the request or the database, never in one process. A 2026-07-28 request needs
   none of this: it names its client in its own envelope.
 - `GET /mcp` answers 405: a stateless server pushes nothing, and the SDK's stateless transport
-  would hold the stream open for nothing (the MCP spec allows 405 there). `DELETE /mcp` (the
-  client ended its session) forgets the session's record and answers 204.
+  would hold the stream open for nothing (the MCP spec allows 405 there).
+- `DELETE /mcp` answers 405 too, as the SDK's own stateless transport does: such a server does not
+  end sessions (the spec allows it), so no session it issued ever becomes one to answer 404. Ending
+  one would have to be known to every replica: a record of ended sessions and a database read on
+  every request of every session, for a server that otherwise keeps nothing a session could lose.
+  A session's record of its space goes after 30 days unseen (lore.store.mcp_sessions).
+- A session id lore cannot have issued (another shape, or not decodable) answers 404, as an
+  unknown session does in the spec: the client starts a new one. An id of the right shape that no
+  replica issued cannot be told apart without such a read; it carries only a client's name, which
+  any client may give in `initialize`, and every request is still checked for its token.
 """
 
 from __future__ import annotations
@@ -19,7 +27,6 @@ from typing import Any
 
 from lore.core import session_ids
 from lore.http.limits import ASGIApp, Message, Receive, Scope, Send, user_of
-from lore.service import mcp_sessions
 from lore.service.runtime import Runtime
 
 MAX_PEEK = 64 * 1024  # an initialize request is small; a bigger body is not one worth reading
@@ -35,13 +42,15 @@ class StatelessSessions:
             await self.app(scope, receive, send)
             return
         method = scope.get("method")
-        if method == "GET":
+        if method in ("GET", "DELETE"):
             await _not_allowed(send)
             return
         headers = dict(scope.get("headers") or [])
-        if method == "DELETE" and SESSION_HEADER in headers:
-            await self._end(scope, receive, send, headers[SESSION_HEADER].decode("latin-1"))
-            return
+        if SESSION_HEADER in headers:
+            signed_in = not self.sign_in or user_of(scope) is not None  # else the SDK answers 401
+            if signed_in and not session_ids.well_formed(headers[SESSION_HEADER].decode("latin-1")):
+                await _not_found(send)
+                return
         if method != "POST" or SESSION_HEADER in headers:
             await self.app(scope, receive, send)
             return
@@ -67,18 +76,6 @@ class StatelessSessions:
 
         await self.app(scope, peek, issuing)
 
-    async def _end(self, scope: Scope, receive: Receive, send: Send, session_id: str) -> None:
-        """The client ended its session (`DELETE /mcp`): its record in the database goes (204). In
-        sign-in mode only once the bearer token was checked (else the SDK answers 401); in local
-        mode the local secret was checked before this."""
-        user = user_of(scope)
-        if (self.sign_in and user is None) or not session_ids.issued(session_id):
-            await self.app(scope, receive, send)
-            return
-        await self.state.call(mcp_sessions.forget, session_ids.state_key(user, session_id))
-        await send({"type": "http.response.start", "status": 204, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
 
 def _initializing(body: bytes) -> tuple[str | None, str | None] | None:
     """(client name, version) when `body` is a handshake-era `initialize` request, else None."""
@@ -97,9 +94,15 @@ def _initializing(body: bytes) -> tuple[str | None, str | None] | None:
 
 
 async def _not_allowed(send: Send) -> None:
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Method Not Allowed: stateless"}}
-    ).encode()
-    headers = [(b"content-type", b"application/json"), (b"allow", b"POST")]
-    await send({"type": "http.response.start", "status": 405, "headers": headers})
+    await _error(send, 405, "Method Not Allowed: stateless", [(b"allow", b"POST")])
+
+
+async def _not_found(send: Send) -> None:
+    await _error(send, 404, "Session not found: initialize a new session")
+
+
+async def _error(send: Send, status: int, said: str, more: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said}}).encode()
+    headers = [(b"content-type", b"application/json"), *(more or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -100,6 +100,11 @@ def scope(
     return Scope(home, project, env, server.rstrip("/") if server else None)
 
 
+NOT_INSTALLED = Check(
+    "WARN", f"lore is not installed into any agent → `lore install CLIENT` ({', '.join(CLIENTS)})"
+)
+
+
 def doctor(cwd: Path, env: Mapping[str, str] | None = None) -> list[Check]:
     """What `lore doctor` says about every client lore is installed into: the user's files, and
     the files of the repository `cwd` is in."""
@@ -116,10 +121,4 @@ def doctor(cwd: Path, env: Mapping[str, str] | None = None) -> list[Check]:
                 out.extend(installer.check(where))
             except LoreError as exc:
                 out.append(Check("FAIL", f"{installer.name} ({where.label}): {exc.message} → {exc.hint}"))
-    if not out:
-        out.append(
-            Check(
-                "WARN", f"lore is not installed into any agent → `lore install CLIENT` ({', '.join(CLIENTS)})"
-            )
-        )
-    return out
+    return out or [NOT_INSTALLED]

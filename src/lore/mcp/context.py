@@ -41,23 +41,32 @@ def result(text: str, structured: dict[str, Any]) -> CallToolResult:
 
 
 def tool(
-    description: str, *, read_only: bool = False, destructive: bool = False, idempotent: bool = False
+    title: str,
+    description: str,
+    *,
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[F], F]:
-    """Declare a function a tool, with its description (short and exact: tools/list is paid for in
-    every session's context) and its hints for the client (MCP ToolAnnotations): `read_only` (changes
-    no memory), `destructive` (may hide or replace what is there), `idempotent` (the same call again
-    changes nothing more). Only what differs from the protocol's defaults is sent, except
-    `destructiveHint: false`, which a tool that only adds must say (a client takes a tool that says
-    nothing for destructive). Its structured result is its return type,
+    """Declare a function a tool, with its title (what a client shows a person), its description
+    (short and exact: tools/list is paid for in every session's context) and its hints for the client
+    (MCP ToolAnnotations): `read_only` (changes no memory), `destructive` (may hide or replace what is
+    there), `idempotent` (the same call again changes nothing more). Only what differs from the
+    protocol's defaults is sent, except `destructiveHint: false`, which a tool that only adds must say
+    (a client takes a tool that says nothing for destructive); every tool says `openWorldHint: false`
+    (it touches lore's memory only, nothing outside). Its structured result is its return type,
     `Annotated[CallToolResult, <a lore.mcp.outputs shape>]`. lore.mcp.tools lists the tools in the
     order tools/list shows them."""
     hints = (
-        ToolAnnotations(read_only_hint=True)
+        ToolAnnotations(read_only_hint=True, open_world_hint=False)
         if read_only
-        else ToolAnnotations(destructive_hint=destructive, idempotent_hint=idempotent or None)
+        else ToolAnnotations(
+            destructive_hint=destructive, idempotent_hint=idempotent or None, open_world_hint=False
+        )
     )
 
     def mark(fn: F) -> F:
+        fn.__lore_title__ = title  # type: ignore[attr-defined]
         fn.__lore_tool__ = description  # type: ignore[attr-defined]
         fn.__lore_hints__ = hints  # type: ignore[attr-defined]
         return fn

@@ -34,8 +34,10 @@ def _property(prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def compact_output(schema: dict[str, Any]) -> dict[str, Any]:
-    """A tool's output schema, smaller and still the same set of values: no titles, each `$defs`
-    entry written where it is used, and `anyOf [T, null]` (T a plain type) as `type: [T, "null"]`."""
+    """A tool's output schema, smaller and still the same set of values: no titles, and each `$defs`
+    entry written where it is used. A nullable value stays `anyOf [T, {"type": "null"}]`, never
+    `type: [T, "null"]`: a client that reads one type per schema (Gemini CLI's, the Inspector's strict
+    mode) rejects or warns about the array form."""
     defs = schema.get("$defs", {})
 
     def walk(node: Any) -> Any:
@@ -56,12 +58,6 @@ def compact_output(schema: dict[str, Any]) -> dict[str, Any]:
                 }  # a property may be named "title"
             else:
                 out[key] = walk(value)
-        options = out.get("anyOf")
-        if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
-            other = next(o for o in options if o != {"type": "null"})
-            if isinstance(other, dict) and isinstance(other.get("type"), str):
-                del out["anyOf"]
-                out = {**other, **out, "type": [other["type"], "null"]}
         return out
 
     compacted: dict[str, Any] = walk(schema)

@@ -163,6 +163,7 @@ def create_server(
         server.add_tool(
             tool,
             name=tool.__name__,
+            title=tool.__lore_title__,  # type: ignore[attr-defined]
             description=tool.__lore_tool__,  # type: ignore[attr-defined]
             annotations=tool.__lore_hints__,  # type: ignore[attr-defined]
             structured_output=True,  # every tool declares its result's shape (lore.mcp.outputs)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import psycopg
 
-from lore.core import render
+from lore.core import ids, render
 from lore.core.rows import Handoff
 from lore.core.session import SessionContext
 from lore.service.runtime import Runtime
@@ -40,3 +40,13 @@ def last_here(rt: Runtime, session: SessionContext) -> Found:
 def timeline(rt: Runtime, spaces: Sequence[str], *, limit: int = 200) -> list[Handoff]:
     """Handoffs of `spaces`, the most recently updated first."""
     return rt.transact(lambda c: handoffs.recent(c, spaces, limit=limit))
+
+
+def public_ids(rt: Runtime, spaces: Sequence[str], rows: Sequence[int | None]) -> dict[int, str]:
+    """The id a person and an agent see for each handoff of `rows` (row ids, as an injection record
+    keeps them): its note's, `n_<note>`, the one search, session starts and `lore handoff` show."""
+    wanted = sorted({row for row in rows if row is not None})
+    if not wanted:
+        return {}
+    found = rt.transact(lambda c: handoffs.notes_of(c, spaces, wanted))
+    return {row: ids.note(note) for row, note in found.items()}

@@ -17,8 +17,3 @@ def swap_space(rt: Runtime, key: str, space: str) -> str | None:
     if previous is None and random.randrange(EXPIRE_ONE_IN) == 0:
         rt.transact(mcp_sessions.expire)
     return previous
-
-
-def forget(rt: Runtime, key: str) -> None:
-    """A session its client ended (DELETE /mcp on a stateless server): its record goes."""
-    rt.transact(lambda conn: mcp_sessions.forget(conn, key))

@@ -54,6 +54,16 @@ def recent(conn: psycopg.Connection, spaces: Sequence[str], *, limit: int = 100)
         return cur.fetchall()
 
 
+def notes_of(conn: psycopg.Connection, spaces: Sequence[str], ids: Sequence[int]) -> dict[int, int]:
+    """The note of each handoff of `ids` in `spaces` that has one: the handoff's public id is its
+    note's (`n_<note>`), whatever refers to the handoff by its row."""
+    rows = conn.execute(
+        "SELECT id, note FROM handoffs WHERE id = ANY(%s) AND space = ANY(%s) AND note IS NOT NULL",
+        (list(ids), list(spaces)),
+    ).fetchall()
+    return {int(row_id): int(note) for row_id, note in rows}
+
+
 def task_titles(conn: psycopg.Connection, space: str, lineages: Sequence[int]) -> dict[int, tuple[str, str]]:
     """lineage -> (status, title) of the tasks a handoff names, as they are now."""
     rows = conn.execute(

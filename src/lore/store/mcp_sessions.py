@@ -12,7 +12,6 @@ INSERT INTO mcp_sessions AS s (key, space) VALUES (%(key)s, %(space)s)
 ON CONFLICT (key) DO UPDATE SET previous = s.space, space = excluded.space, seen_at = now()
 RETURNING previous
 """
-_FORGET = "DELETE FROM mcp_sessions WHERE key = %(key)s"
 _EXPIRE = "DELETE FROM mcp_sessions WHERE seen_at < now() - make_interval(days => %(days)s)"
 KEEP_DAYS = 30
 
@@ -27,8 +26,3 @@ def expire(conn: psycopg.Connection, days: int = KEEP_DAYS) -> int:
     """Delete the sessions unseen for `days`; how many went."""
     with conn.transaction():
         return conn.execute(_EXPIRE, {"days": days}).rowcount
-
-
-def forget(conn: psycopg.Connection, key: str) -> bool:
-    """The session ended (its client said so): its record goes."""
-    return conn.execute(_FORGET, {"key": key}).rowcount > 0

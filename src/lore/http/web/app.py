@@ -9,6 +9,7 @@ messages); they only parse, call the same core functions as the MCP tools, and r
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from lore.core.session import Origin
 from lore.http import guard
 from lore.http.web import sessions
 from lore.http.web.sessions import Session, SignInLink
-from lore.service import accounts
+from lore.service import accounts, overview
 from lore.service.runtime import Runtime
 
 log = logging.getLogger("lore.http.web")
@@ -92,9 +93,13 @@ class Viewer:
 
 
 class UI:
-    def __init__(self, state: Runtime, *, sign_in: bool, base_url: str) -> None:
+    def __init__(
+        self, state: Runtime, *, sign_in: bool, base_url: str, local_secret: str | None = None
+    ) -> None:
         self.state = state
         self.sign_in = sign_in
+        # Local mode: the secret `make run` prints signs in too (whoever holds it has /api and /mcp).
+        self.local_secret = None if sign_in else local_secret
         self.https = base_url.startswith("https://")
         self.store: sessions.Store = (
             sessions.DatabaseSessions(state) if sign_in else sessions.MemorySessions()
@@ -137,6 +142,15 @@ class UI:
         if flash is not None:
             ctx["done"] = flash.get(request.query_params.get("done", ""))
         return self.html(request, template, status, viewer=viewer, csrf=viewer.csrf, **ctx)
+
+    async def shown_space(self, request: Request, viewer: Viewer) -> str:
+        """The space a page of one space shows: the one its URL names; else the one the person's
+        agents wrote to last (facts, notes, handoffs), else the default space. Every such page
+        (Facts, Tasks, Messages, Sessions, Tidy, Log) opens on the same one."""
+        named = request.query_params.get("space")
+        if named or len(viewer.ids) < 2:
+            return viewer.space_id(named)
+        return await self.state.call(overview.last_used, list(viewer.ids)) or viewer.space_id(None)
 
     def space_page(
         self,
@@ -266,11 +280,13 @@ class UI:
         if code and self.link is not None:
             if not self.link.consume(code):
                 error = _LINK_EXPIRED if self.link.expired and not self.link.used else _LINK_USED
-                return self.sign_in_form(request, status=401, error=error)
-        else:
+                return self.sign_in_form(request, status=401, error=error, then=form.get("next"))
+        elif self.local_secret is None or not hmac.compare_digest(token.encode(), self.local_secret.encode()):
             principal = await self.state.call(accounts.verify, token, ("personal",))
             if principal is None:
-                return self.sign_in_form(request, status=401, error="That token is not valid.")
+                return self.sign_in_form(
+                    request, status=401, error=self.refused_token(), then=form.get("next")
+                )
         session = await self.store.start(principal)
         response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=HEADERS)
         ttl = int(sessions.TTL.total_seconds())
@@ -278,7 +294,20 @@ class UI:
         response.delete_cookie(_SIGNIN_COOKIE, path="/sign-in")
         return response
 
-    def sign_in_form(self, request: Request, status: int = 200, error: str | None = None) -> Response:
+    def refused_token(self) -> str:
+        if self.sign_in:
+            return "That token is not valid."
+        return (
+            "That is neither your local secret nor a token. Your local secret is the Bearer value "
+            "`make run` printed (`lore token local` prints it again); a token comes from "
+            "`lore token create YOUR_NAME`."
+        )
+
+    def sign_in_form(
+        self, request: Request, status: int = 200, error: str | None = None, then: object = None
+    ) -> Response:
+        """The form; `then`: where to go once signed in, when a posted form already said (a retry
+        keeps it), else the page's own `next`."""
         nonce = sessions.new_secret()  # double-submit: a cookie and the same token in the form
         code = request.query_params.get("code", "") if self.link is not None else ""
         response = self.html(
@@ -289,7 +318,7 @@ class UI:
             csrf=sessions.csrf_token(nonce),
             error=error,
             code=code[:100],
-            next=_safe_next(request.query_params.get("next", "")),
+            next=_safe_next(str(then) if then is not None else request.query_params.get("next", "")),
             link_used=self.link is not None and self.link.used,
         )
         self.set_cookie(request, response, _SIGNIN_COOKIE, nonce, 3600, "/sign-in")

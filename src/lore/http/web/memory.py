@@ -50,11 +50,7 @@ def line(fact: Fact) -> str:
 
 
 async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    named = request.query_params.get("space")
-    ids = list(viewer.ids)
-    # No space named: the one the person's agents wrote to last (else the default space).
-    recent = None if named or len(ids) < 2 else await ui.state.call(overview.last_used, ids)
-    space_id = recent or viewer.space_id(named)
+    space_id = await ui.shown_space(request, viewer)
     found = await ui.state.call(memory.space_facts, space_id)
     gone = await ui.state.call(overview.forgotten, [space_id], kind="fact")
     now = datetime.now(UTC)

@@ -15,10 +15,13 @@ from lore.http.web.app import HEADERS, UI
 from lore.service.runtime import Runtime
 
 
-def mount(app: Starlette, state: Runtime, *, sign_in: bool, base_url: str) -> str | None:
+def mount(
+    app: Starlette, state: Runtime, *, sign_in: bool, base_url: str, local_secret: str | None = None
+) -> str | None:
     """Add the UI's routes to `lore serve`'s app. Returns, in local mode, the one-time sign-in link
-    to print in the terminal that started the server (None in sign-in mode)."""
-    ui = UI(state, sign_in=sign_in, base_url=base_url)
+    to print in the terminal that started the server (None in sign-in mode). `local_secret`: local
+    mode's, which the sign-in form takes too (it already opens `/api` and `/mcp`)."""
+    ui = UI(state, sign_in=sign_in, base_url=base_url, local_secret=local_secret)
 
     async def home(request: Request) -> Response:
         return RedirectResponse("/spaces", 303, headers=HEADERS)

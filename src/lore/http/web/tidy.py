@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 async def tidy_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = viewer.space_id(request.query_params.get("space"))
+    space_id = await ui.shown_space(request, viewer)
     # In sign-in mode the paths name the user's machine, which the server cannot see.
     found = await ui.state.call(tidy.report, space_id, check_paths=not ui.sign_in)
     # `?act=N`: the act a form just did (said from the audit, never from the URL's text).

@@ -90,7 +90,7 @@ async def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | Non
 
 
 async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = viewer.space_id(request.query_params.get("space"))
+    space_id = await ui.shown_space(request, viewer)
     rows, _ = await ui.state.call(work.tasks_of, space_id, ALL_STATUSES, limit=300)
     groups = {status: [t for t in rows if t.status == status] for status in ALL_STATUSES}
     return ui.space_page(
@@ -120,14 +120,14 @@ async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 
 async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = viewer.space_id(request.query_params.get("space"))
+    space_id = await ui.shown_space(request, viewer)
     recent = await ui.state.call(work.recent_messages, space_id, limit=300)
     return ui.space_page(request, viewer, "messages.html", space_id, threads=threads(recent))
 
 
 async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """The space's timeline: each agent session's handoff (migration 0007), newest first, by day."""
-    space_id = viewer.space_id(request.query_params.get("space"))
+    space_id = await ui.shown_space(request, viewer)
     rows = await ui.state.call(handoffs.timeline, [space_id], limit=200)
     days: dict[str, list[Handoff]] = {}
     agents: dict[str, int] = {}
@@ -146,7 +146,7 @@ async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 async def log_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """What lore told the agents of a space: every injection, newest first (`lore log`)."""
-    space_id = viewer.space_id(request.query_params.get("space"))
+    space_id = await ui.shown_space(request, viewer)
     rows = await ui.state.call(log.recent, [space_id], limit=200)
     return ui.space_page(request, viewer, "log.html", space_id, rows=rows)
 
@@ -154,8 +154,10 @@ async def log_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 async def injection_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """One injection: what was shown and cut, and the text exactly as the agent received it."""
     row = await ui.state.call(log.get, viewer.ids, request.path_params["id"])
+    named = await ui.state.call(handoffs.public_ids, viewer.ids, [row.handoff])
+    handoff = named.get(row.handoff) if row.handoff else None  # n_N, as the text itself says
     space = viewer.name(row.space) if row.space else ""
-    return ui.page(request, viewer, "injection.html", row=row, space=space)
+    return ui.page(request, viewer, "injection.html", row=row, handoff=handoff, space=space)
 
 
 def threads(rows: Sequence[Message]) -> list[list[Message]]:

@@ -13,8 +13,10 @@ from lore.service import memory
 
 
 @tool(
+    "Remember fact",
     "Store a short durable fact (max 1000 chars) in this project's memory. subject: what it is "
-    "about (e.g. the repo name); valid_from/valid_to: ISO dates when it is true."
+    "about (e.g. the repo name); valid_from/valid_to: ISO dates when it is true.",
+    idempotent=True,  # the same fact again writes nothing ("Already remembered as f_N")
 )
 async def remember_fact(
     statement: str,
@@ -40,8 +42,10 @@ async def remember_fact(
 
 
 @tool(
+    "Remember note",
     "Store a note (max 32 KiB) for search_notes. kind: brief|product|pattern|tech|active|"
-    "progress|devenv|task|plan|decision|note."
+    "progress|devenv|task|plan|decision|note.",
+    idempotent=True,  # the same note again writes nothing ("Already remembered as n_N")
 )
 async def remember_note(
     body: str,
@@ -57,6 +61,7 @@ async def remember_note(
 
 
 @tool(
+    "Recall facts",
     "List this project's facts, most relevant first. as_of: what lore believed then; "
     "valid_at: what was true then (ISO dates).",
     read_only=True,
@@ -79,6 +84,7 @@ async def recall_facts(
 
 
 @tool(
+    "Revise fact",
     "Replace fact id (f_N) with a new version; history keeps the old one.",
     idempotent=True,  # the same revision again changes nothing (refused as a no-op)
 )
@@ -104,6 +110,7 @@ async def revise_fact(
 
 
 @tool(
+    "Forget",
     "Forget a fact or note by id (f_N or n_N), with a reason; kept in the audit trail.",
     destructive=True,
     idempotent=True,  # a forgotten item cannot be forgotten again

@@ -25,6 +25,7 @@ def _line(hit: Hit) -> str:
 
 
 @tool(
+    "Search notes",
     "Search notes by meaning and keywords; only relevant matches, with linked notes. "
     "kinds/tags: filters; limit: 1-20.",
     read_only=True,
@@ -77,12 +78,16 @@ _link_notes.__signature__ = _LINK_SIGNATURE  # type: ignore[attr-defined]
 _link_notes.__annotations__ = {p.name: p.annotation for p in _LINK_SIGNATURE.parameters.values()}
 _link_notes.__name__ = "link_notes"
 link_notes = tool(
+    "Link notes",
     "Link two notes of this project: from -relation-> to.",
     idempotent=True,  # linking the same pair again is a no-op that says so
 )(_link_notes)
 
 
-@tool("Say a note does not answer a query: searches close to that query skip it from now on.")
+@tool(
+    "Mark irrelevant",
+    "Say a note does not answer a query: searches close to that query skip it from now on.",
+)
 async def mark_irrelevant(
     note_id: str, query: str, ctx: Context[Any, Any]
 ) -> Annotated[CallToolResult, MarkedIrrelevant]:

@@ -27,7 +27,7 @@ def _message_dict(message: Message) -> dict[str, Any]:
     }
 
 
-@tool("File a task in this project's backlog, or with to=SPACE in that space's inbox.")
+@tool("File task", "File a task in this project's backlog, or with to=SPACE in that space's inbox.")
 async def file_task(
     title: str, body: str, ctx: Context[Any, Any], to: str | None = None
 ) -> Annotated[CallToolResult, TaskFiled]:
@@ -40,7 +40,7 @@ async def file_task(
     )
 
 
-@tool("Set a task's status: inbox|todo|doing|blocked|done; note says why.")
+@tool("Update task", "Set a task's status: inbox|todo|doing|blocked|done; note says why.")
 async def update_task(
     id: str, status: str, ctx: Context[Any, Any], note: str | None = None
 ) -> Annotated[CallToolResult, TaskMoved]:
@@ -53,8 +53,9 @@ async def update_task(
 
 
 @tool(
+    "Send message",
     "Message another space's agents (≤4000 chars); reply_to: the m_ id answered; "
-    "wait_seconds (≤60): wait for the reply."
+    "wait_seconds (≤60): wait for the reply.",
 )
 async def send_message(
     to: str,
@@ -90,7 +91,7 @@ async def send_message(
     )
 
 
-@tool("Read unread messages to this project (marks them read); list its open tasks.")
+@tool("Read messages", "Read unread messages to this project (marks them read); list its open tasks.")
 async def read_messages(ctx: Context[Any, Any]) -> Annotated[CallToolResult, Inbox]:
     rt, here = await session(ctx)
     key = served(ctx).sessions.key(ctx)
