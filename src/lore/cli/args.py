@@ -169,7 +169,10 @@ def _parser() -> argparse.ArgumentParser:
         )
         if verb == "revise":
             v.add_argument("id", help="the fact, f_N")
-        v.add_argument("statement", help="revise: the new statement (the same one to change only dates)")
+        v.add_argument(
+            "statement",
+            help="the statement, - for standard input (revise: the same one to change only dates)",
+        )
         v.add_argument("--subject", help="what it is about, e.g. the repository")
         v.add_argument("--valid-from", metavar="DATE", help="true from (default: now)")
         v.add_argument("--valid-to", metavar="DATE", help="true until (default: still true)")

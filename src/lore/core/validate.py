@@ -90,9 +90,16 @@ def _reject_surrogates(value: str, field: str) -> None:
 
 
 def statement(value: object) -> str:
+    """A fact's statement: 1 to MAX_STATEMENT characters holding at least one letter or digit (a
+    statement of only `-` or punctuation says nothing: `lore facts add -` once stored `-`)."""
     checked = text(value, "statement", max_chars=MAX_STATEMENT)
     assert checked is not None
     _reject_surrogates(checked, "statement")
+    if not any(ch.isalnum() for ch in checked):
+        raise InvalidInput(
+            f"statement {checked[:40]!r} holds no letter or digit: it says nothing.",
+            "Write the fact in words, e.g. 'CI runs on every push'.",
+        )
     return checked
 
 
