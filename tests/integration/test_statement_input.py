@@ -27,12 +27,16 @@ def statements(conn: psycopg.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT statement FROM facts ORDER BY version_id")]
 
 
-def test_facts_add_dash_reads_standard_input(here: tuple[Path, dict[str, str]], conn: psycopg.Connection) -> None:
+def test_facts_add_dash_reads_standard_input(
+    here: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
     work, env = here
     piped = cli.run("facts", "add", "-", "--subject", "w", env=env, cwd=work, stdin="CI runs on every push\n")
     assert piped.returncode == 0, piped.stderr
     assert "Remembered f_1" in piped.stdout
-    revised = cli.run("facts", "revise", "f_1", "-", env=env, cwd=work, stdin="CI runs on every pull request\n")
+    revised = cli.run(
+        "facts", "revise", "f_1", "-", env=env, cwd=work, stdin="CI runs on every pull request\n"
+    )
     assert revised.returncode == 0, revised.stderr
     assert statements(conn) == ["CI runs on every push", "CI runs on every pull request"]
 

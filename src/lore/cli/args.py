@@ -213,19 +213,22 @@ def _parser() -> argparse.ArgumentParser:
 
     tidy = sub.add_parser(
         "tidy",
-        help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo",
+        help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo, redo",
         description="Without an action: what there is to tidy in this workspace's space. merge ID ID...: "
         'keep the first, forget the others ("merged into ID"); keep ID ID...: they are all right; '
-        "forget ID...: forget stale items; undo N: take back tidy action N. Every act is recorded.",
+        "forget ID...: forget stale items; undo N: take back tidy action N; redo N: do undone action N "
+        "again. Every act is recorded.",
     )
     tidy.add_argument(
         "action",
         nargs="?",
         default="list",
-        choices=["list", "merge", "keep", "forget", "undo"],
+        choices=["list", "merge", "keep", "forget", "undo", "redo"],
         help="what to do",
     )
-    tidy.add_argument("args", nargs="*", help="merge: INTO OTHER...; keep: ID ID...; forget: ID...; undo: N")
+    tidy.add_argument(
+        "args", nargs="*", help="merge: INTO OTHER...; keep: ID ID...; forget: ID...; undo, redo: N"
+    )
     tidy.add_argument("--statement", help="merge: the kept fact's new statement")
     tidy.add_argument("--reason", help="forget: why")
     tidy.add_argument("--json", action="store_true", help="list: as JSON")

@@ -69,7 +69,7 @@ def order(facts: Sequence[Fact], workspace_name: str | None) -> list[Fact]:
             return 1
         return 0 if name and fact.subject.lower() == name else 2
 
-    newest_first = sorted(facts, key=lambda f: f.recorded_at, reverse=True)
+    newest_first = sorted(facts, key=lambda f: f.stated, reverse=True)  # each fact's own time
     return sorted(newest_first, key=group)  # stable: keeps newest first inside each group
 
 

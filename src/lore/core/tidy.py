@@ -127,6 +127,7 @@ class Act:
             "source": self.source,
             "undone_at": self.undone_at.isoformat() if self.undone_at else None,
             "undo": None if self.undone_at else f"lore tidy undo {self.id}",
+            "redo": f"lore tidy redo {self.id}" if self.undone_at else None,
         }
 
 
@@ -284,6 +285,6 @@ def text(report: Report) -> str:
             f"Unused items are not flagged: lore has recorded usage{since} (needs {UNUSED_DAYS} days).",
         ]
     if r.actions:
-        out += ["", "Recent tidy actions (lore tidy undo ID):"]
+        out += ["", "Recent tidy actions (lore tidy undo ID; an undone one: lore tidy redo ID):"]
         out += [f"  {a.id}: {a.describe()}" for a in r.actions[:10]]
     return "\n".join(out)

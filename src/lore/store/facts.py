@@ -23,7 +23,7 @@ from lore.store.versions import Versioned
 _SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
-    "recorded_at, superseded_at, source, workspace"
+    "recorded_at, superseded_at, source, workspace, stated_at"
 )
 NOW = When()  # current belief, valid now
 VERSIONS = Versioned("facts", "fact", _COLUMNS, Fact, ids.fact, "fact_lineage_seq", "recall_facts", "revise")
@@ -59,8 +59,10 @@ def revise(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     allow_secret: bool = False,
+    stated_at: datetime | None = None,
 ) -> tuple[Fact, Fact]:
-    """Close the current version of `lineage` and write the next; returns (old, new)."""
+    """Close the current version of `lineage` and write the next; returns (old, new). `stated_at`:
+    the new version brings back a statement made then (a reverted merge), not a new one."""
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     if statement is None and subject is None and valid_from is None and valid_to is None:
         raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
@@ -75,6 +77,8 @@ def revise(
         _check_interval(new_from, new_to)
         stamp = VERSIONS.close(conn, old)
         fields = {"statement": text, "subject": about, "valid_from": new_from, "valid_to": new_to}
+        if stated_at is not None:
+            fields["stated_at"] = stated_at
         new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
     return old, new
 
@@ -88,7 +92,9 @@ def forget(
 
 def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:
     """Believe a forgotten fact again: its last version written anew as the current one (undoing a
-    merge or a forget from `lore tidy`). The forget_log row stays: the history shows both acts."""
+    merge or a forget from `lore tidy`), in its own place in time (`stated_at`: when that statement
+    was made, so it is not "newer" than what was said after it) and valid as it was. The forget_log
+    row stays: the history shows both acts."""
     with conn.transaction():
         versions = VERSIONS.history(conn, readable, lineage)
         if not versions:
@@ -106,6 +112,7 @@ def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], l
             "subject": last.subject,
             "valid_from": last.valid_from,
             "valid_to": last.valid_to,
+            "stated_at": last.stated,
         }
         return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
 
@@ -156,7 +163,7 @@ def page(
 _ALIKE = f"""SELECT {_COLUMNS} FROM facts f, lore_any_words(%(text)s) q
 WHERE f.space = %(space)s AND f.superseded_at IS NULL AND (f.valid_to IS NULL OR f.valid_to > now())
   AND CASE WHEN numnode(q) = 0 THEN f.words = ''::tsvector ELSE f.words @@ q END
-ORDER BY ts_rank(f.words, q, 8) DESC, f.recorded_at DESC, f.lineage DESC
+ORDER BY ts_rank(f.words, q, 8) DESC, coalesce(f.stated_at, f.recorded_at) DESC, f.lineage DESC
 LIMIT %(limit)s"""
 
 
@@ -179,11 +186,12 @@ def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[
 
 
 def everything(conn: psycopg.Connection, space: str) -> list[Fact]:
-    """Every current fact of `space` (believed now, whatever its valid time), newest first."""
+    """Every current fact of `space` (believed now, whatever its valid time), newest first (by its
+    own time: Fact.stated)."""
     with conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(
             f"SELECT {_COLUMNS} FROM facts WHERE space = %s AND superseded_at IS NULL "
-            "ORDER BY recorded_at DESC, lineage DESC",
+            "ORDER BY coalesce(stated_at, recorded_at) DESC, lineage DESC",
             (space,),
         )
         return cur.fetchall()
