@@ -213,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
 
     tidy = sub.add_parser(
         "tidy",
-        help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo, redo",
+        help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo",
         description="Without an action: what there is to tidy in this workspace's space. merge ID ID...: "
         'keep the first, forget the others ("merged into ID"); keep ID ID...: they are all right; '
         "forget ID...: forget stale items; undo N: take back tidy action N; redo N: do undone action N "
