@@ -62,7 +62,8 @@ def _expected(conn: psycopg.Connection, spaces: list[str], prefer: str) -> list[
     first, then no subject, then the rest; newest first by the fact's own time (stated_at, else
     recorded_at), larger lineage on a tie."""
     rows = conn.execute(
-        "SELECT lineage, subject, coalesce(stated_at, recorded_at) FROM facts WHERE space = ANY(%s) AND superseded_at IS NULL"
+        "SELECT lineage, subject, coalesce(stated_at, recorded_at) FROM facts"
+        " WHERE space = ANY(%s) AND superseded_at IS NULL"
         " AND valid_from <= now() AND (valid_to IS NULL OR valid_to > now())",
         (spaces,),
     ).fetchall()
