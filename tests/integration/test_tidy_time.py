@@ -6,6 +6,7 @@ Fact.stated, and its valid time), whatever was revised in between."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -18,7 +19,7 @@ from lore.service.session_start import session_start
 
 
 @pytest.fixture
-def rt(tmp_path: Path, lore_env: dict[str, str]) -> Runtime:
+def rt(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[Runtime]:
     work = tmp_path / "app"
     work.mkdir()
     Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "w"\npaths = ["{work}"]\n')

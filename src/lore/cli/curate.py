@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from lore.cli.context import runtime
-from lore.core import validate
+from lore.core import advice, validate
 from lore.core.errors import InvalidInput
 from lore.service import memory
 
@@ -40,7 +40,7 @@ def fact(
                 )
             statement = _stdin_text("statement") if first == "-" else first
             done = memory.remember_fact(rt, session, statement, supersedes=supersedes, **fields)  # type: ignore[arg-type]
-            print(done.text())
+            print(done.text(advice.CLI))
             return 0
         if second == "-":
             second = _stdin_text("statement")
@@ -98,5 +98,5 @@ def note(
         done = memory.remember_note(
             rt, session, body, kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
         )
-        print(done.text())
+        print(done.text(advice.CLI))
     return 0

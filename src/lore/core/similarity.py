@@ -110,6 +110,8 @@ class Text:
     settings: frozenset[str] = frozenset()  # names given a value with `=` (`DEBUG_SQL` in `DEBUG_SQL=1`)
     # Words written as an acronym (`CI`, `PR`, `AWS`): (the word as compared, its letters).
     acronyms: frozenset[tuple[str, str]] = frozenset()
+    # The words of the value a change statement says went away (`instead of Fly.io`: `fly.io`).
+    gone: frozenset[str] = frozenset()
 
     def current(self) -> Text:
         """A change statement as what it says is true now: a plain statement of the new value."""
@@ -189,7 +191,7 @@ class Text:
             if len(words) >= MAX_WORDS:
                 break
         about = _fold(subject).strip() if subject else None
-        now = _now(source, placed) if cues else None
+        now, gone = _now(source, placed) if cues or "(" in source else (None, frozenset[str]())
         return cls(
             key(text),
             frozenset(words),
@@ -202,6 +204,7 @@ class Text:
             tuple(w for w, _ in placed),
             frozenset(settings),
             frozenset(acronyms),
+            gone,
         )
 
 
@@ -213,22 +216,30 @@ _GONE = re.compile(
     rf"|\binstead\s+of\s+(?P<b>{_V}+)"
     rf"|,\s*not\s+(?P<c>{_V}+)"
     rf"|(?:^|[;.]\s+|;)(?P<d>{_V}+?)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+"
-    r"(?:dropped|replaced|deprecated|removed)\b",
+    r"(?:dropped|replaced|deprecated|removed)\b"
+    r"|\(\s*(?:was|were|previously|formerly|before|not)\s*:?\s+(?P<e>[^()]+?)\s*\)"
+    rf"|\bno\s+longer\s+(?P<f>{_V}+)",
     re.IGNORECASE,
 )
 # A change that names only where it went (`The dev server moved to port 3000`): every word is new.
 _ARRIVED = re.compile(r"\b(?:moved|switched|migrated|changed)\s+to\b", re.IGNORECASE)
 
 
-def _now(text: str, placed: list[tuple[str, int]]) -> frozenset[str] | None:
-    """What a change statement says is true now: its words less those of the value it says went
-    away; all of them when it names only where something went. None: lore cannot read it."""
-    spans = [found.span(name) for found in _GONE.finditer(text) for name in "abcd" if found.group(name)]
-    if spans:
-        gone = {w for w, at in placed if any(start <= at < end for start, end in spans)}
-        kept = {w for w, at in placed if not any(start <= at < end for start, end in spans)}
-        return frozenset(kept) if kept and gone - kept else None
-    return frozenset(w for w, _ in placed) if _ARRIVED.search(text) else None
+def _now(text: str, placed: list[tuple[str, int]]) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """What a change statement says is true now (its words less those of the value it says went
+    away; all of them when it names only where something went; None: lore cannot read it), and the
+    words of the value that went away. `(was Y)` and `no longer Y` name what went away without
+    saying what replaced it well enough to compare: they give only the second."""
+    found = [(name, m.span(name)) for m in _GONE.finditer(text) for name in "abcdef" if m.group(name)]
+    spans = [span for _, span in found]
+    gone = {w for w, at in placed if any(start <= at < end for start, end in spans)}
+    kept = {w for w, at in placed if not any(start <= at < end for start, end in spans)}
+    went = frozenset(gone - kept)
+    if any(name in "abcd" for name, _ in found):
+        return (frozenset(kept) if kept and went else None), went
+    if _ARRIVED.search(text):
+        return frozenset(w for w, _ in placed), went
+    return None, went
 
 
 # A term: a word, or words joined by . - / : (`fly.io`, `make-test`, `src/app.py`, `test:ci`).
@@ -462,30 +473,3 @@ def _same_key(t: Text, texts: Sequence[Text], kept: Iterable[int]) -> list[int]:
     if t.words:
         return []
     return [j for j in kept if texts[j].key == t.key]
-
-
-@dataclass(frozen=True)
-class Verdict(Generic[T]):
-    """What a new item is to the items it was compared with: a copy of one (`same`), near
-    duplicates of some, likely conflicts with others (best match first in each)."""
-
-    same: T | None = None
-    similar: tuple[T, ...] = ()
-    conflicts: tuple[T, ...] = ()
-
-
-def classify(
-    new: Text, olds: Iterable[T], text: Callable[[T], Text], *, conflicts: bool = False
-) -> Verdict[T]:
-    """`new` against each of `olds` (the write-time check): the first copy found wins."""
-    similar: list[T] = []
-    clashing: list[T] = []
-    for old in olds:
-        found = relation(new, text(old), conflicts=conflicts)
-        if found == SAME:
-            return Verdict(old)
-        if found == SIMILAR_TO:
-            similar.append(old)
-        elif found == CONFLICTS:
-            clashing.append(old)
-    return Verdict(None, tuple(similar), tuple(clashing))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore.core import render, similarity
+from lore.core import naming, render, similarity
 from lore.core.rows import Fact, Note
 
 UNUSED_DAYS = 60  # never shown at a session start nor returned by a search for this long: stale
@@ -208,6 +208,7 @@ def build(
                 if superseded.get(older.id) == newer.id or _apart((newer.id, older.id), kept):
                     continue
                 conflicts.append(Conflict(Entry.of(newer), Entry.of(older)))
+    conflicts += _replaced(facts, conflicts, kept, superseded)
     stale: list[Stale] = []
     spare = set(unused)
     for item in every:
@@ -234,6 +235,30 @@ def build(
         unused_checked,
         list(actions),
     )
+
+
+def _replaced(
+    facts: Sequence[Fact],
+    listed: Sequence[Conflict],
+    kept: Sequence[frozenset[str]],
+    superseded: Mapping[str, str],
+) -> list[Conflict]:
+    """Older facts a change statement says it replaced (lore.core.naming.replaces) that the word
+    rule did not list as conflicts: the newer (the change) first."""
+    texts = {f.id: similarity.Text.of(f.statement, f.subject) for f in facts}
+    pairs = {(c.newer.id, c.older.id) for c in listed} | {(c.older.id, c.newer.id) for c in listed}
+    out = []
+    for change in facts:
+        if not texts[change.id].gone:
+            continue
+        for old in facts:
+            if old.id == change.id or old.stated >= change.stated or (change.id, old.id) in pairs:
+                continue
+            if superseded.get(old.id) == change.id or _apart((change.id, old.id), kept):
+                continue
+            if naming.replaces(texts[change.id], texts[old.id]):
+                out.append(Conflict(Entry.of(change), Entry.of(old)))
+    return out
 
 
 def _line(e: Entry) -> str:

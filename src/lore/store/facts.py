@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
+from psycopg import sql
 from psycopg.rows import class_row, dict_row
 
 from lore.core import ids, secrets
@@ -18,6 +19,7 @@ from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Fact as Fact
 from lore.core.session import Origin
 from lore.core.timeline import When
+from lore.embeddings import to_pgvector
 from lore.store.versions import Versioned
 
 _SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
@@ -26,6 +28,7 @@ _COLUMNS = (
     "recorded_at, superseded_at, source, workspace, stated_at"
 )
 NOW = When()  # current belief, valid now
+Vector = tuple[str, Sequence[float]]  # (the model that made it, the vector)
 VERSIONS = Versioned("facts", "fact", _COLUMNS, Fact, ids.fact, "fact_lineage_seq", "recall_facts", "revise")
 
 
@@ -38,12 +41,17 @@ def remember(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     allow_secret: bool = False,
+    vector: Vector | None = None,
 ) -> Fact:
+    """A new fact; `vector`: its statement's (model, vector) when the write made one (else the
+    embedding worker makes it later)."""
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     _check_interval(valid_from, valid_to)
-    fields = {"statement": statement, "subject": subject, "valid_to": valid_to}
+    fields: dict[str, object] = {"statement": statement, "subject": subject, "valid_to": valid_to}
     if valid_from is not None:  # else the column's default: now
         fields["valid_from"] = valid_from
+    if vector is not None:
+        fields["embedding_model"], fields["embedding"] = vector[0], to_pgvector(vector[1])
     with conn.transaction():
         return VERSIONS.insert(conn, origin, fields)
 
@@ -215,3 +223,41 @@ def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> N
             f"valid_to ({valid_to.isoformat()}) is not after valid_from ({valid_from.isoformat()}).",
             "Give a valid_to later than valid_from, or leave valid_to out (still true).",
         )
+
+
+# The current facts of a space (still true) nearest a vector of `model`, with their cosine: what the
+# write-time check compares a new fact with beside those sharing its words. Expression and predicate
+# match the model's partial HNSW index (migration 0020): model and dimension are literals.
+_NEAR = sql.SQL("""
+SELECT {columns}, 1 - (f.embedding::vector({dim}) <=> %(vector)s::vector({dim})) AS cosine
+FROM facts f
+WHERE f.embedding_model = {model} AND f.superseded_at IS NULL AND f.space = %(space)s
+  AND (f.valid_to IS NULL OR f.valid_to > now())
+ORDER BY f.embedding::vector({dim}) <=> %(vector)s::vector({dim})
+LIMIT %(limit)s
+""")
+
+
+def near(
+    conn: psycopg.Connection, space: str, vector: Sequence[float], model: str, *, limit: int = 10
+) -> list[tuple[Fact, float]]:
+    """Current facts of `space` nearest `vector` (of `model`), nearest first, with their cosine."""
+    statement = _NEAR.format(
+        columns=sql.SQL(", ".join(f"f.{c.strip()}" for c in _COLUMNS.split(","))),
+        dim=sql.Literal(len(vector)),
+        model=sql.Literal(model),
+    )
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            statement, {"vector": to_pgvector(vector), "space": space, "limit": limit}
+        ).fetchall()
+    return [(Fact(**{k: v for k, v in r.items() if k != "cosine"}), float(r["cosine"])) for r in rows]
+
+
+def vectors(conn: psycopg.Connection, version_ids: Sequence[int], model: str) -> dict[int, list[float]]:
+    """The vectors of `model` of some fact versions (those that have one), by version id."""
+    rows = conn.execute(
+        "SELECT version_id, embedding::text FROM facts WHERE version_id = ANY(%s) AND embedding_model = %s",
+        (list(version_ids), model),
+    ).fetchall()
+    return {int(v): [float(x) for x in text.strip("[]").split(",")] for v, text in rows}
