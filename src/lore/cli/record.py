@@ -47,11 +47,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _line(row: Injection) -> str:
     when = row.at.astimezone().strftime("%Y-%m-%d %H:%M")
-    cut = f", {len(row.cut)} cut" if row.cut else ""
+    cut = f", {len(row.budget_cut)} cut" if row.budget_cut else ""
+    cut += f", {len(row.folded)} folded" if row.folded else ""
     return (
         f"#{row.id}  {when}  {row.client:<12} {row.space:<14} {render.counted(len(row.shown), 'fact')} shown"
         f"{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
     )
+
+
+def _folds(pairs: list[tuple[str, str]]) -> str:
+    """`f_4 into f_8, f_9 into f_8`."""
+    return ", ".join(f"{a} into {b}" for a, b in pairs)
 
 
 def _full(row: Injection) -> str:
@@ -59,7 +65,9 @@ def _full(row: Injection) -> str:
         f"#{row.id} {row.kind} {row.at.isoformat(timespec='seconds')} via {row.via}: {row.client}"
         + (f" (session {row.session_id})" if row.session_id else ""),
         f"  workspace {row.workspace}, space {row.space} (reads {', '.join(row.readable)})",
-        f"  shown: {', '.join(row.shown) or 'no facts'}; cut by the budget: {', '.join(row.cut) or 'none'}",
+        f"  shown: {', '.join(row.shown) or 'no facts'}; "
+        f"cut by the budget: {', '.join(row.budget_cut) or 'none'}"
+        + (f"; folded as similar ({_folds(row.folded)})" if row.folded else ""),
         f"  {row.chars:,} of {row.budget:,} characters, {row.duration_ms} ms"
         + (f"; led with handoff {row.handoff}" if row.handoff else "")
         + (f"; instruction sections {', '.join(row.instructions)}" if row.instructions else ""),
@@ -69,4 +77,5 @@ def _full(row: Injection) -> str:
 
 
 def _json(row: Injection) -> dict[str, Any]:
-    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
+    return out | {"cut": row.budget_cut, "folded": [list(x) for x in row.folded]}

@@ -43,6 +43,7 @@ class Rendered:
     handoff_chars: int = 0  # what the "Last session here" block took of the text (0: none)
     instructions_shown: int = 0  # instruction sections listed (the first ones given)
     shown_ids: tuple[str, ...] = ()  # session start: the facts shown, in order
+    folded: tuple[tuple[str, str], ...] = ()  # session start: (fact, the shown one it was folded into)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ it answers (`Snapshot`, one JSON document of the SQL function `lore_session_snap
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -112,6 +112,7 @@ class Tidied:
     hidden: int  # copies folded away
     replaced: int  # left out: an agent said a newer fact replaces them
     paths_gone: int  # left out: they name files that are gone
+    folded: tuple[tuple[str, str], ...] = ()  # (a copy folded away, the fact it was folded into)
 
 
 def tidied(
@@ -158,7 +159,8 @@ def tidied(
     # cuts it first).
     current = [g.item for g in groups if not g.conflicts and g.item.lineage not in replaced_by]
     doubtful = [g.item for g in groups if g.conflicts or g.item.lineage in replaced_by]
-    return Tidied([*current, *doubtful], notes, hidden, replaced, gone)
+    folded = tuple((f.id, g.item.id) for g in groups for f in g.similar)
+    return Tidied([*current, *doubtful], notes, hidden, replaced, gone, folded)
 
 
 def _superseded(
@@ -197,7 +199,7 @@ def compose(
     budget = render.clamp_budget(config.session_start_max_chars, client)
     kept = tidied(snapshot, session, check_paths=check_paths, max_chars=budget)
     left_out = kept.hidden + kept.replaced + kept.paths_gone
-    return render.session_start(
+    out = render.session_start(
         kept.facts,
         space=session.space,
         workspace_name=session.workspace_name,
@@ -210,4 +212,5 @@ def compose(
         notes=kept.notes,
         ordered=True,
         tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
-    )
+    )  # what the record of it says was folded, apart from what the budget cut (lore.core.injection)
+    return replace(out, folded=tuple(x for x in kept.folded if x[1] in out.shown_ids))
