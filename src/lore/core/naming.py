@@ -29,9 +29,9 @@ from lore.core.similarity import CONFLICTS, SAME, SIMILAR_TO, Text
 
 T = TypeVar("T")
 
-W_MEANING = 0.65  # the cosine's weight in the score; the share of words has the rest
-NAMED_AT = 0.6  # the score from which two items are named as likely the same
-NAMED_WORDS = 0.4  # ... when either has no vector: the share of content words alone
+W_MEANING = 0.7  # the cosine's weight in the score; the share of words has the rest
+NAMED_AT = 0.62  # the score from which two items are named as likely the same
+NAMED_WORDS = 0.36  # ... when either has no vector: the share of content words alone
 NAMED_MAX = 3  # candidates a write's answer names, best first
 
 
@@ -57,16 +57,15 @@ def _same_subject(a: Text, b: Text) -> bool:
 
 def replaces(new: Text, old: Text) -> bool:
     """Whether change statement `new` says it replaced what `old` states: the value it says went
-    away is in `old` (its names or values when it has some, else all its words), `old` does not
-    already say the new value, and they share another content word or a subject."""
+    away is in `old` (its names or values when it has some, else all its words), `new` says
+    something `old` does not (the new value), and they share another content word or a subject."""
     if not new.gone or old.gone or not _same_subject(new, old):
         return False
     key = (new.gone & new.marked) or (new.gone & new.numbers) or new.gone
     if not key <= old.words:
         return False
-    arrived = (new.words - new.gone) & (new.marked | new.numbers)
-    if arrived and arrived <= old.words:
-        return False  # `old` already says the new value
+    if not new.words - new.gone - old.words:
+        return False  # `new` says nothing `old` does not: no new value
     shared = (new.words & old.words) - new.gone
     return bool(shared) or (new.subject is not None and new.subject == old.subject)
 

@@ -218,7 +218,9 @@ _GONE = re.compile(
     rf"|(?:^|[;.]\s+|;)(?P<d>{_V}+?)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+"
     r"(?:dropped|replaced|deprecated|removed)\b"
     r"|\(\s*(?:was|were|previously|formerly|before|not)\s*:?\s+(?P<e>[^()]+?)\s*\)"
-    rf"|\bno\s+longer\s+(?P<f>{_V}+)",
+    r"|\bno\s+longer\s+(?:(?:uses?|using|runs?\s+on|runs?\s+with|supports?|needs?|requires?|depends\s+on"
+    r"|deploys?\s+to|goes\s+to|has|is|are|with|on|in)\s+)?"
+    rf"(?P<f>{_V}+)",
     re.IGNORECASE,
 )
 # A change that names only where it went (`The dev server moved to port 3000`): every word is new.
