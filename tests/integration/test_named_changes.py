@@ -80,8 +80,15 @@ def test_restatements_and_a_change_are_named_with_the_command_that_settles_them(
     assert any(f"superseded? see {new}" in line for line in lines.values())
     assert f"superseded? see {new}" not in lines[new]
 
-    # `lore tidy` lists what the change may have replaced, the change first.
-    listed = json.loads(lore(proj, "tidy", "--json"))["conflicts"]
+    # `lore tidy` lists the restatements named (not folded) and what the change may have replaced,
+    # the newer first.
+    report = json.loads(lore(proj, "tidy", "--json"))
+    maybe = [[i["id"] for i in c["items"]] for c in report["maybe_same"]]
+    for statement, restates in TEN:
+        folded = {i["id"] for d in report["duplicates"] for i in d["items"]}
+        if restates is not None and ids[restates] not in folded:
+            assert [ids[statement], ids[restates]] in maybe, (statement, maybe)
+    listed = report["conflicts"]
     assert sorted([c["items"][0]["id"], c["items"][1]["id"]] for c in listed) == sorted([new, x] for x in fly)
 
     # Both hold for one of them: keeping them together settles its mark; confirming settles the rest.

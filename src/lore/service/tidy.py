@@ -48,6 +48,7 @@ def report(rt: Runtime, space: str, *, here: str | None = None, check_paths: boo
             text = item.statement if isinstance(item, Fact) else item.body
             return stale.gone(text, item.workspace, here)
 
+        model = retrieval.retrieval(rt).runner.model
         return core.build(
             space,
             current,
@@ -60,6 +61,7 @@ def report(rt: Runtime, space: str, *, here: str | None = None, check_paths: boo
             usage_since=began,
             unused_checked=checked,
             actions=[_act(a) for a in audit.recent(conn, [space])],
+            meaning=facts.neighbours(conn, space, model) if model else None,
         )
 
     return rt.transact(load)

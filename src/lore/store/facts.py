@@ -261,3 +261,34 @@ def vectors(conn: psycopg.Connection, version_ids: Sequence[int], model: str) ->
         (list(version_ids), model),
     ).fetchall()
     return {int(v): [float(x) for x in text.strip("[]").split(",")] for v, text in rows}
+
+
+# Each current fact of a space with a vector of `model`, and its `k` nearest such facts (HNSW, migration
+# 0020), with their cosine: `lore tidy`'s candidates for "may say the same".
+_NEIGHBOURS = sql.SQL("""
+SELECT a.lineage, n.lineage, n.cosine FROM facts a
+CROSS JOIN LATERAL (
+    SELECT b.lineage, 1 - (b.embedding::vector({dim}) <=> a.embedding::vector({dim})) AS cosine
+    FROM facts b
+    WHERE b.embedding_model = {model} AND b.superseded_at IS NULL AND b.space = a.space
+      AND b.lineage <> a.lineage
+    ORDER BY b.embedding::vector({dim}) <=> a.embedding::vector({dim})
+    LIMIT %(k)s) AS n
+WHERE a.space = %(space)s AND a.superseded_at IS NULL AND a.embedding_model = {model}
+""")
+
+
+def neighbours(
+    conn: psycopg.Connection, space: str, model: str, *, k: int = 5
+) -> dict[tuple[int, int], float]:
+    """(lineage, a near lineage) -> their cosine, for the current facts of `space` embedded by `model`."""
+    row = conn.execute(
+        "SELECT vector_dims(embedding) FROM facts WHERE space = %s AND embedding_model = %s "
+        "AND superseded_at IS NULL LIMIT 1",
+        (space, model),
+    ).fetchone()
+    if row is None:
+        return {}
+    statement = _NEIGHBOURS.format(dim=sql.Literal(int(row[0])), model=sql.Literal(model))
+    rows = conn.execute(statement, {"space": space, "k": k}).fetchall()
+    return {(int(a), int(b)): float(cos) for a, b, cos in rows}
