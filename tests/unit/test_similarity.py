@@ -183,6 +183,8 @@ def test_a_tool_and_its_doer_share_a_stem() -> None:
             "Yuki knows the history of the dns plugin loader.",
             "Yuki knows the history of the queues plugin loader.",
         ),
+        # only the value it ends with swapped (issue 40: month six folded npm behind yarn)
+        ("Install dependencies with npm.", "install dependencies with yarn."),
     ],
 )
 def test_one_sentence_with_its_slots_filled_differently_is_not_a_copy(a: str, b: str) -> None:
@@ -241,7 +243,8 @@ def test_what_a_write_answers() -> None:
     said = advice.remembered(new, similar=[old])
     assert "Similar: f_1 [proj] “Tests run with make test; they need Chromium.”" in said
     assert (
-        'forget("f_2", reason="same as f_1")' in said and 'revise_fact("f_1", statement=...) instead' in said
+        'forget(id="f_2", reason="same as f_1")' in said
+        and 'revise_fact(id="f_1", statement=...) instead' in said
     )
     assert advice.remembered(old, duplicate=True).startswith(
         "Already remembered as f_1 in space w (the same statement): nothing written."

@@ -28,7 +28,7 @@ def _shell(text: str) -> str:
 
 def forget(item: str, reason: str, caller: Caller) -> str:
     return {
-        TOOL: f'forget("{item}", reason="{reason}")',
+        TOOL: f'forget(id="{item}", reason="{reason}")',
         CLI: f"lore tidy forget {item} --reason {_shell(reason)}",
         WEB: f"“Forget {item}” on {item}'s page (why: {reason})",
     }[caller]
@@ -36,7 +36,7 @@ def forget(item: str, reason: str, caller: Caller) -> str:
 
 def revise(item: str, caller: Caller) -> str:
     return {
-        TOOL: f'revise_fact("{item}", statement=...)',
+        TOOL: f'revise_fact(id="{item}", statement=...)',
         CLI: f"lore facts revise {item} STATEMENT",
         WEB: f"“Save a new version” on {item}'s page",
     }[caller]

@@ -55,6 +55,15 @@ def _same_subject(a: Text, b: Text) -> bool:
     return a.subject is None or b.subject is None or a.subject == b.subject
 
 
+def unlike(new: Text, old: Text) -> bool:
+    """A sign that two texts say different things however close their meaning: a number on each
+    side the other lacks (`returns 422` / `returns 503`). Such a pair is never named as likely the
+    same. (The rule's other guards, a slot filled differently or a name on each side, were measured
+    as vetoes too: they cost LoCoMo recall, 0.852 -> 0.742 and 0.828 held out, for no precision.)"""
+    a, b = similarity._as_now(new, old), similarity._as_now(old, new)
+    return bool((a.numbers - b.numbers) and (b.numbers - a.numbers))
+
+
 def replaces(new: Text, old: Text) -> bool:
     """Whether change statement `new` says it replaced what `old` states: the value it says went
     away is in `old` (its names or values when it has some, else all its words), `new` says
@@ -114,7 +123,7 @@ def classify(
             replaced.append(old)
         elif found == CONFLICTS:
             clashing.append(old)
-        elif meaning is not None and _same_subject(new, other):
+        elif meaning is not None and _same_subject(new, other) and not unlike(new, other):
             cos = meaning(old) if meaning is not None else None
             value = score(new, other, cos)
             if value >= NAMED_AT:

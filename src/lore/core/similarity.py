@@ -336,19 +336,22 @@ def _slot(a: Text, b: Text) -> bool:
     """One sentence with its slots filled differently: the same words in the same order but for
     short runs (at most SLOT_RUN words on each side) put in place of each other, with at least
     SLOT_SHARED words the same (`Bug in billing: a double charge …` / `Bug in auth: a crash …`,
-    `… level info` / `… level warning`). A restatement moves, adds or drops words."""
+    `… level info` / `… level warning`), or only the last word put in place of another after at
+    least 2 the same (`Install dependencies with npm` / `… with yarn`: what a sentence ends with is
+    its value). A restatement moves, adds or drops words."""
     if not a.order or not b.order:
         return False
     shared = 0
-    replaced = False
+    replaced = last = False
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a.order, b.order, autojunk=False).get_opcodes():
         if tag == "equal":
             shared += i2 - i1
         elif tag == "replace" and i2 - i1 <= SLOT_RUN and j2 - j1 <= SLOT_RUN:
             replaced = True
+            last = i2 - i1 == j2 - j1 == 1 and i2 == len(a.order) and j2 == len(b.order)
         else:
             return False
-    return replaced and shared >= SLOT_SHARED
+    return replaced and (shared >= SLOT_SHARED or (last and shared >= 2))
 
 
 @dataclass(frozen=True)
