@@ -1288,10 +1288,15 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             # the check's parts, timed where the write path calls them: the lock, the candidates by
             # words and by meaning with the wait for the write's own vector and the verdict
             # (lore.service.checks, issue 40), starting the embedding; for notes, words alone
-            checks = importlib.import_module("lore.service.checks")
-            naming = importlib.import_module("lore.core.naming")
-            parts = [(memory, "_one_at_a_time"), (checks, "check_fact"), (checks, "begin")]
-            parts += [(notes, "alike"), (naming, "classify")]  # a fact's classify is inside check_fact
+            parts: list[tuple[Any, str]] = [(memory, "_one_at_a_time"), (notes, "alike")]
+            try:
+                checks = importlib.import_module("lore.service.checks")
+                naming = importlib.import_module("lore.core.naming")
+                parts += [(checks, "check_fact"), (checks, "begin"), (naming, "classify")]
+            except ImportError:  # a lore before issue 40 (the baseline)
+                facts_store = importlib.import_module("lore.store.facts")
+                similarity = importlib.import_module("lore.core.similarity")
+                parts += [(facts_store, "alike"), (similarity, "classify")]
             for module, name in parts:
                 setattr(module, name, timed(getattr(module, name)))
             sim.check = lambda: spent[0]
