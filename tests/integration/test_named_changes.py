@@ -16,6 +16,9 @@ from pathlib import Path
 import psycopg
 import pytest
 from support import cli
+from support.mcpclient import lore_session, ok, text
+
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
@@ -100,3 +103,40 @@ def test_restatements_and_a_change_are_named_with_the_command_that_settles_them(
     start = lore(proj, "session-start", "--client", "claude-code")
     assert "superseded?" not in start
     assert "1 fact replaced by a newer one" in start
+
+
+def test_a_terminal_is_told_commands_and_an_agent_tools(
+    proj: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    """Item 7: the CLI's errors named tools (`Call recall_facts to see the fact ids.`), an agent's
+    answers name tool calls with their arguments."""
+    work, env = proj
+    wrong = cli.run("facts", "revise", "f_99", "Port 9000", env=env, cwd=work)
+    assert (
+        wrong.returncode == 1 and "`lore facts list`" in wrong.stderr and "recall_facts" not in wrong.stderr
+    )
+    many = ",".join(f"f_{i}" for i in range(1, 30))
+    bad = cli.run("facts", "add", "Port 9000", "--supersedes", many, env=env, cwd=work)
+    assert bad.returncode == 1 and "--supersedes f_4" in bad.stderr and 'supersedes="' not in bad.stderr
+
+
+async def test_an_agent_is_told_tool_calls(
+    proj: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    work, env = proj
+    async with lore_session(env, cwd=work) as s:
+        await ok(
+            s, "remember_fact", statement="Deployment: make deploy-fly pushes the app to Fly.io, region ams"
+        )
+        moved = await ok(
+            s, "remember_fact", statement="The demo app now deploys to AWS ECS in eu-west-1 instead of Fly.io"
+        )
+        assert moved.structured_content == {"id": "f_2", "space": "demo", "replaces": ["f_1"]}
+        assert 'remember_fact again with supersedes="f_1"' in text(moved) and "lore facts add" not in text(
+            moved
+        )
+        near = await ok(
+            s, "remember_fact", statement="The demo app deploys to Fly.io region ams with make deploy-fly"
+        )
+        assert near.structured_content is not None and near.structured_content.get("likely") == ["f_1"]
+        assert 'forget(id="f_3", reason="same as f_1")' in text(near)

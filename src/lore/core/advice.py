@@ -155,3 +155,25 @@ def _noted(new: str, superseded: Sequence[Fact], caller: Caller) -> list[str]:
         f"Noted: {new} replaces {names}; session starts leave {names} out (kept in history and "
         f"search; {merge(new, [x.id for x in superseded], caller)})."
     ]
+
+
+# A hint written in tool terms, for a person at a terminal: each tool and argument as the `lore`
+# command that does the same (errors raised below the adapters speak of tools).
+_CLI_TERMS = (
+    ("Call recall_facts to see", "`lore facts list` shows"),
+    ("recall_facts", "`lore facts list`"),
+    ("Call search_notes to find", "`lore search` finds"),
+    ("search_notes", "`lore search`"),
+    ("read_messages", "`lore messages read`"),
+    ("revise_fact", "`lore facts revise`"),
+    ("remember_fact", "`lore facts add`"),
+    ("wait_seconds", "--wait"),
+    ('supersedes="f_4"', "--supersedes f_4"),
+)
+
+
+def for_cli(hint: str) -> str:
+    """`hint` with the tools it names put as `lore` commands."""
+    for tool, command in _CLI_TERMS:
+        hint = hint.replace(tool, command)
+    return hint
