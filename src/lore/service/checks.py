@@ -19,6 +19,10 @@ from lore.store import facts
 
 ALIKE = 20  # current facts sharing the most words with the new one
 NEAR = 10  # ... and nearest it in meaning
+# How long a write waits for its own vector (`LORE_WRITE_EMBED_TIMEOUT`, seconds): long enough for the
+# first write of a process to load the local model (~0.5 s), short enough that a stuck embedder costs
+# one write this much once (its lane then stays busy and later writes do not wait at all).
+WRITE_WAIT_S = 2.0
 
 Wait = Callable[[float], list[float] | None]
 
@@ -31,6 +35,15 @@ def begin(rt: Runtime, statement: str) -> tuple[Wait, str | None]:
     """Start embedding a new fact's statement: (wait for it, the model)."""
     runner = retrieval(rt).runner
     return runner.soon(statement), runner.model
+
+
+def _write_wait(rt: Runtime) -> float:
+    try:
+        return min(
+            float(rt.env.get("LORE_WRITE_EMBED_TIMEOUT", WRITE_WAIT_S)), retrieval(rt).runner.query_timeout
+        )
+    except ValueError:
+        return WRITE_WAIT_S
 
 
 def check_fact(
@@ -47,7 +60,7 @@ def check_fact(
     model = None
     if vector is not None:
         wait, model = vector
-        made = wait(retrieval(rt).runner.query_timeout)
+        made = wait(_write_wait(rt))
     cosines: dict[int, float] = {}
     if made is not None and model is not None:
         seen = {f.version_id for f in olds}
