@@ -291,8 +291,10 @@ async def test_tools_list_is_small_and_exact(projects: dict[str, Path], lore_env
     # tests/agents/test_gemini_extension.py). 3,961 characters when outputSchema came (item 8).
     model_sees = [{k: t[k] for k in ("name", "description", "inputSchema")} for t in listed]
     assert len(json.dumps(model_sees)) <= 6000
-    # The whole answer, with each tool's outputSchema and annotations (compacted): 7,601.
-    assert len(json.dumps(listed)) <= 8000
+    # The whole answer, with each tool's outputSchema and annotations (compacted): 7,601; 8,062 since
+    # remember_fact's result declares `likely` and `replaces` (issue 40). No model reads the
+    # outputSchema (above), so this bound is the client's parsing, not a session's context.
+    assert len(json.dumps(listed)) <= 8100
     for tool in tools:
         assert "space" not in tool.input_schema.get("properties", {})
         assert tool.description and len(tool.description) <= 200
