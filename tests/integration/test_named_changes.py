@@ -21,6 +21,18 @@ from support.mcpclient import lore_session, ok, text
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _model_loaded() -> None:
+    """The local model loaded once in this process (lore shares it between runtimes): a write waits
+    at most LORE_WRITE_EMBED_TIMEOUT for its vector, and a first load on a busy machine may take
+    longer, which would leave the first facts to words alone and these tests to chance."""
+    import os
+
+    from lore.embeddings.local import MiniLM
+
+    MiniLM(dict(os.environ)).embed(["warm"])
+
+
 @pytest.fixture
 def proj(tmp_path: Path, lore_env: dict[str, str]) -> tuple[Path, dict[str, str]]:
     work = tmp_path / "demo"
