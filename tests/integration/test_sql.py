@@ -32,6 +32,15 @@ DYNAMIC = {
     ("lore.store.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
     ("lore.store.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
     (
+        "lore.store.embed_worker",
+        "UPDATE facts SET embedding",
+    ): "per model: tests/integration/test_named_changes.py",
+    (
+        "lore.store.facts",
+        "SELECT {columns}, 1 - (f.embedding::vector({dim})",
+    ): "per dimension: tests/integration/test_named_changes.py",
+    ("lore.store.facts", "SELECT a.lineage, n.lineage, n.cosine"): "per dimension: test_named_changes.py",
+    (
         "lore.store.search",
         "SELECT set_config('hnsw.ef_search'",
     ): "a literal '{0,8}': tests/retrieval/test_search_db.py",

@@ -49,9 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LoreError as exc:
         if args.verbose:
             raise
-        print(f"lore: {exc.message}", file=sys.stderr)
+        from lore.core.advice import for_cli  # the hint in a terminal's terms (issue 40, item 7)
+
+        print(f"lore: {for_cli(exc.message)}", file=sys.stderr)
         if exc.hint:
-            print(f"  → {exc.hint}", file=sys.stderr)
+            print(f"  → {for_cli(exc.hint)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -62,6 +62,19 @@ CREATE FUNCTION public.lore_any_words(p_text text, p_chars integer DEFAULT 2000)
 $$;
 
 
+--
+-- Name: lore_facts_kept(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_facts_kept(p_spaces text[]) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce(json_agg(t.items ORDER BY t.id), '[]'::json) FROM tidy_actions t
+    WHERE t.space = ANY(p_spaces) AND t.action = 'keep' AND t.undone_at IS NULL
+      AND t.items[1] LIKE 'f\_%'
+$$;
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -84,9 +97,13 @@ CREATE TABLE public.facts (
     workspace text,
     client_name text,
     words tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, statement)) STORED,
+    embedding public.vector,
+    embedding_model text,
+    stated_at timestamp with time zone,
     CONSTRAINT facts_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from))),
     CONSTRAINT facts_check1 CHECK (((superseded_at IS NULL) OR (superseded_at >= recorded_at))),
     CONSTRAINT facts_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT facts_embedding_check CHECK (((embedding IS NULL) = (embedding_model IS NULL))),
     CONSTRAINT facts_space_check CHECK ((space ~ '^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/)?[A-Za-z0-9_.-]{1,64}$'::text)),
     CONSTRAINT facts_statement_check CHECK (((length(statement) >= 1) AND (length(statement) <= 1000))),
     CONSTRAINT facts_subject_check CHECK (((subject IS NULL) OR ((length(subject) >= 1) AND (length(subject) <= 200))))
@@ -108,7 +125,8 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND lower(x.subject) = lower(coalesce(about, prefer))
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY lower(x.subject), x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY lower(x.subject), coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC
+            LIMIT max_rows) AS l
         UNION ALL
         -- current belief: no subject (none when `about` asks for one)
         SELECT l.f, 1 FROM unnest(spaces) AS s(space), LATERAL (
@@ -117,7 +135,7 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND x.subject IS NULL
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC LIMIT max_rows) AS l
         UNION ALL
         -- current belief: the rest
         SELECT l.f, 2 FROM unnest(spaces) AS s(space), LATERAL (
@@ -126,14 +144,14 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND x.subject IS NOT NULL AND (prefer IS NULL OR lower(x.subject) <> lower(prefer))
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC LIMIT max_rows) AS l
         UNION ALL
-        -- belief at a past moment: every fact then visible, sorted (as before)
-        SELECT v, CASE WHEN lower(v.subject) = lower(prefer) THEN 0 WHEN v.subject IS NULL THEN 1 ELSE 2 END
+        -- belief in the past: the general path
+        SELECT v AS f, CASE WHEN lower(v.subject) = lower(prefer) THEN 0 WHEN v.subject IS NULL THEN 1 ELSE 2 END
         FROM lore_facts_visible(spaces, as_of, valid_at, about) AS v
         WHERE as_of IS NOT NULL
     ) AS picked
-    ORDER BY picked.grp, (picked.f).recorded_at DESC, (picked.f).lineage DESC
+    ORDER BY picked.grp, coalesce((picked.f).stated_at, (picked.f).recorded_at) DESC, (picked.f).lineage DESC
     LIMIT max_rows
 $$;
 
@@ -464,7 +482,7 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'facts', coalesce((
             SELECT json_agg(f) FROM (
                 SELECT lineage, version_id, space, recorded_at, superseded_at, source, workspace,
-                       statement, subject, valid_from, valid_to
+                       statement, subject, valid_from, valid_to, stated_at
                 FROM lore_facts_ordered(p_spaces, p_workspace, p_max_rows)) f), '[]'::json),
         'inbox', (SELECT inbox FROM counts),
         'unread', (SELECT unread FROM counts),
@@ -479,6 +497,7 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'superseded', coalesce((
             SELECT json_agg(DISTINCT x.item) FROM tidy_actions t, unnest(t.items) AS x(item)
             WHERE t.space = ANY(p_spaces) AND t.action = 'supersede' AND t.undone_at IS NULL), '[]'::json),
+        'kept', lore_facts_kept(p_spaces),
         'expired', (SELECT count(*) FROM facts f
                     WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to IS NOT NULL
                       AND f.valid_to <= now() AND f.valid_to > now() - interval '30 days'))
@@ -1460,24 +1479,17 @@ CREATE INDEX facts_history ON public.facts USING btree (lineage, recorded_at);
 
 
 --
--- Name: facts_now_about; Type: INDEX; Schema: public; Owner: -
+-- Name: facts_hnsw_minilm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX facts_now_about ON public.facts USING btree (space, lower(subject), recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
-
-
---
--- Name: facts_now_general; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX facts_now_general ON public.facts USING btree (space, recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NULL));
+CREATE INDEX facts_hnsw_minilm ON public.facts USING hnsw (((embedding)::public.vector(384)) public.vector_cosine_ops) WHERE ((embedding_model = 'all-MiniLM-L6-v2-int8'::text) AND (superseded_at IS NULL));
 
 
 --
--- Name: facts_now_with_subject; Type: INDEX; Schema: public; Owner: -
+-- Name: facts_hnsw_potion; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX facts_now_with_subject ON public.facts USING btree (space, recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+CREATE INDEX facts_hnsw_potion ON public.facts USING hnsw (((embedding)::public.vector(256)) public.vector_cosine_ops) WHERE ((embedding_model = 'potion-base-8M'::text) AND (superseded_at IS NULL));
 
 
 --
@@ -1485,6 +1497,34 @@ CREATE INDEX facts_now_with_subject ON public.facts USING btree (space, recorded
 --
 
 CREATE UNIQUE INDEX facts_one_current ON public.facts USING btree (lineage) WHERE (superseded_at IS NULL);
+
+
+--
+-- Name: facts_stated_about; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_about ON public.facts USING btree (space, lower(subject), COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+
+
+--
+-- Name: facts_stated_general; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_general ON public.facts USING btree (space, COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NULL));
+
+
+--
+-- Name: facts_stated_with_subject; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_with_subject ON public.facts USING btree (space, COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+
+
+--
+-- Name: facts_unembedded; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_unembedded ON public.facts USING btree (version_id) WHERE ((embedding IS NULL) AND (superseded_at IS NULL));
 
 
 --
