@@ -158,3 +158,8 @@ def test_the_record_says_what_was_folded_apart_from_what_the_budget_cut(
     assert "1 folded" in _log(env).stdout
     usage = cli.run("facts", "list", "--usage", env=env, cwd=where).stdout
     assert f"{first.id:<8} never shown nor returned yet" in usage  # folded is not "cut"
+    # purged: the fold that named it leaves the record too (it stayed in `cut` as `f_1>f_2`)
+    purge.purge(conn, first.id, "tester")
+    conn.commit()
+    after = json.loads(_log(env, "show", str(record["id"]), "--json").stdout)
+    assert after["folded"] == [] and first.id not in json.dumps(after)

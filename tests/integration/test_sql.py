@@ -58,6 +58,10 @@ DYNAMIC = {
         "lore.store.port",
         "SELECT to_json({function.name}({placeholders}))",
     ): "one per SQL function of lore.db.calls: tests/integration/test_event_ports.py",
+    (
+        "lore.db.literals",
+        "SELECT to_json({name}({values}));",
+    ): "the psql side of the same calls: tests/integration/test_event_ports.py, test_hook_fast.py",
 }
 
 

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 
 from lore.core.rows import Fact, Handoff, InstructionSection, Note
@@ -197,6 +197,15 @@ def ago(then: datetime, now: datetime) -> str:
     if seconds < 48 * 3600:
         return f"{int(seconds // 3600)} h ago"
     return f"{int(seconds // 86400)} days ago"
+
+
+def ago_changes(then: datetime, now: datetime) -> datetime:
+    """When `ago(then, now)` next says something else (a text that shows it is right until then)."""
+    seconds = max(0.0, (now - then).total_seconds())
+    step = 60 if seconds < 3600 else 3600 if seconds < 48 * 3600 else 86400
+    if seconds < 60:
+        return then + timedelta(seconds=60)
+    return then + timedelta(seconds=(int(seconds // step) + 1) * step)
 
 
 def _quoted(message: str | None) -> tuple[list[str], bool]:

@@ -445,6 +445,53 @@ $$;
 
 
 --
+-- Name: lore_memory_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        EXECUTE format('INSERT INTO memory_changes (space) SELECT DISTINCT %I FROM new_rows', TG_ARGV[0]);
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        EXECUTE format('INSERT INTO memory_changes (space) SELECT DISTINCT %I FROM old_rows', TG_ARGV[0]);
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: lore_memory_changes_trim(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_changes_trim(p_spaces text[]) RETURNS integer
+    LANGUAGE sql
+    AS $$
+    WITH old AS (
+        SELECT c.ctid FROM memory_changes c
+        WHERE c.space = ANY(p_spaces)
+          AND c.seq < (SELECT max(n.seq) FROM memory_changes n WHERE n.space = c.space)
+        LIMIT 1000 FOR UPDATE SKIP LOCKED
+    ), gone AS (DELETE FROM memory_changes WHERE ctid IN (SELECT ctid FROM old) RETURNING 1)
+    SELECT count(*)::integer FROM gone
+$$;
+
+
+--
+-- Name: lore_memory_stamp(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_stamp(p_spaces text[]) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce(max(x.seq), 0) FROM unnest(p_spaces) AS s(space),
+        LATERAL (SELECT c.seq FROM memory_changes c WHERE c.space = s.space ORDER BY c.seq DESC LIMIT 1) x
+$$;
+
+
+--
 -- Name: lore_prompt_inbox(text, bigint, bigint, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -501,6 +548,61 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'expired', (SELECT count(*) FROM facts f
                     WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to IS NOT NULL
                       AND f.valid_to <= now() AND f.valid_to > now() - interval '30 days'))
+$$;
+
+
+--
+-- Name: lore_session_start_again(text[], bigint, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_session_start_again(p_spaces text[], p_stamp bigint, r jsonb, retention_days integer) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF lore_memory_stamp(p_spaces) <> p_stamp THEN
+        RETURN NULL;
+    END IF;
+    RETURN lore_injection_record(r, retention_days);
+END $$;
+
+
+--
+-- Name: lore_session_start_read(text[], text, integer, text, text, integer, integer, text[], integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_session_start_read(p_spaces text[], p_workspace text, p_max_rows integer, p_space text, p_root text, p_handoff_hours integer, p_doing_max integer, p_skip text[], p_instructions_max integer) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT json_build_object(
+        'snapshot', lore_session_snapshot(p_spaces, p_workspace, p_max_rows, p_space, p_root,
+                                          p_handoff_hours, p_doing_max, p_skip, p_instructions_max),
+        'stamp', lore_memory_stamp(p_spaces),
+        'quiet', NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()))
+                 AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'transactionid'
+                                   AND l.pid IS DISTINCT FROM pg_backend_pid()),
+        'xmax', pg_snapshot_xmax(pg_current_snapshot())::text,
+        'next_change', (
+            SELECT min(t) FROM (
+                SELECT min(f.valid_from) AS t FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_from > now()
+                UNION ALL
+                SELECT min(f.valid_to) FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to > now()
+                UNION ALL
+                SELECT min(f.valid_to) + interval '30 days' FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to <= now()
+                  AND f.valid_to > now() - interval '30 days') x))
+$$;
+
+
+--
+-- Name: lore_snapshot_xmax(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_snapshot_xmax() RETURNS text
+    LANGUAGE sql
+    AS $$
+    SELECT pg_snapshot_xmax(pg_current_snapshot())::text
 $$;
 
 
@@ -872,6 +974,28 @@ CREATE TABLE public.mcp_sessions (
     seen_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT mcp_sessions_key_check CHECK ((length(key) <= 1200)),
     CONSTRAINT mcp_sessions_space_check CHECK ((length(space) <= 200))
+);
+
+
+--
+-- Name: memory_change_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.memory_change_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: memory_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.memory_changes (
+    space text NOT NULL,
+    seq bigint DEFAULT nextval('public.memory_change_seq'::regclass) NOT NULL
 );
 
 
@@ -1633,6 +1757,13 @@ CREATE INDEX mcp_sessions_seen_at ON public.mcp_sessions USING btree (seen_at);
 
 
 --
+-- Name: memory_changes_newest; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX memory_changes_newest ON public.memory_changes USING btree (space, seq DESC);
+
+
+--
 -- Name: messages_by_space; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1780,6 +1911,90 @@ CREATE TRIGGER edges_same_space BEFORE INSERT OR UPDATE ON public.edges FOR EACH
 
 
 --
+-- Name: facts facts_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_del AFTER DELETE ON public.facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: facts facts_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_ins AFTER INSERT ON public.facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: facts facts_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_upd AFTER UPDATE ON public.facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_del AFTER DELETE ON public.handoffs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_ins AFTER INSERT ON public.handoffs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_upd AFTER UPDATE ON public.handoffs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_del AFTER DELETE ON public.markdown_sections REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_ins AFTER INSERT ON public.markdown_sections REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_upd AFTER UPDATE ON public.markdown_sections REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: messages messages_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_del AFTER DELETE ON public.messages REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
+-- Name: messages messages_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_ins AFTER INSERT ON public.messages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
+-- Name: messages messages_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_upd AFTER UPDATE ON public.messages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
 -- Name: messages messages_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1794,6 +2009,48 @@ CREATE TRIGGER messages_thread BEFORE INSERT ON public.messages FOR EACH ROW EXE
 
 
 --
+-- Name: notes notes_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_del AFTER DELETE ON public.notes REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: notes notes_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_ins AFTER INSERT ON public.notes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: notes notes_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_upd AFTER UPDATE ON public.notes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_del AFTER DELETE ON public.tasks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_ins AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_upd AFTER UPDATE ON public.tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
 -- Name: tasks tasks_note_matches; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1805,6 +2062,27 @@ CREATE TRIGGER tasks_note_matches BEFORE INSERT OR UPDATE OF lineage, space ON p
 --
 
 CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OF status ON public.tasks FOR EACH ROW WHEN ((new.status = 'inbox'::text)) EXECUTE FUNCTION public.tasks_notify();
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_del AFTER DELETE ON public.tidy_actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_ins AFTER INSERT ON public.tidy_actions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_upd AFTER UPDATE ON public.tidy_actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
 
 
 --
