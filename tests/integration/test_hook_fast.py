@@ -185,3 +185,50 @@ def test_writes_waiting_in_the_spool_take_the_full_path(
     )
     assert start(env, where)[1] == "composed"  # and it wrote what waited
     assert spool.pending(env) == [] and start(env, where)[1] == "kept"
+
+
+FAST_PROBE = """
+import io, json, sys
+sys.stdin = io.StringIO(sys.argv[1])
+from lore.cli.main import main
+code = main(["hook", "session-start", "--client", "claude-code"])
+sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
+sys.exit(code)
+"""
+# What the fast path never imports: the type machinery (typing, dataclasses and what they pull in),
+# the config parser, the command line's parser, and every module that composes.
+NOT_ON_THE_FAST_PATH = (
+    "typing",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "tomllib",
+    "argparse",
+    "lore.core.render",
+    "lore.core.rows",
+    "lore.core.session_start",
+    "lore.core.config",
+    "lore.core.secrets",
+    "lore.service",
+    "lore.db.embedded",
+    "lore.hooks.session_start",
+    "lore.hooks.guard",
+)
+
+
+def test_the_fast_path_holds_its_import_budget(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    where, env = work
+    remember(conn, where, "deploys with make ship")
+    start(env, where)
+    stdin = json.dumps({"cwd": str(where), "source": "startup", "session_id": "s"})
+    done = subprocess.run(
+        [sys.executable, "-c", FAST_PROBE, stdin], env=env, capture_output=True, text=True, timeout=60
+    )
+    modules = set(json.loads(done.stderr.split("MODULES=", 1)[1]))
+    assert done.returncode == 0 and "make ship" in done.stdout
+    assert "kept text, unchanged" in hooklog.entries(env)[-1].detail
+    assert modules.isdisjoint(NOT_ON_THE_FAST_PATH), sorted(modules & set(NOT_ON_THE_FAST_PATH))
+    ours = sorted(m for m in modules if m.startswith("lore"))
+    assert len(ours) <= 16, ours
