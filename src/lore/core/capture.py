@@ -58,6 +58,13 @@ class Changes:
     count: int
     diffstat: str | None
 
+    @staticmethod
+    def fields(changes: Changes | None) -> dict[str, Any]:
+        """`changes`, `changed` and `diffstat` as a handoff's JSON holds them (None: unknown)."""
+        if changes is None:
+            return {"changes": None, "changed": 0, "diffstat": None}
+        return {"changes": changes.lines, "changed": changes.count, "diffstat": changes.diffstat}
+
 
 @dataclass(frozen=True)
 class Handoff:
@@ -89,9 +96,7 @@ class Handoff:
             "event": self.event,
             "message": self.message,
             "message_chars": self.message_chars,
-            "changes": changes.lines if changes is not None else None,
-            "changed": changes.count if changes is not None else 0,
-            "diffstat": changes.diffstat if changes is not None else None,
+            **Changes.fields(changes),
             "started_at": self.started_at.isoformat() if self.started_at is not None else None,
             "at": self.at.isoformat() if self.at is not None else None,
             "title": title(self.client, self.workspace_name),

@@ -29,16 +29,13 @@ class Ending:
     at: datetime  # when the event happened
 
     def wire(self) -> dict[str, Any]:
-        changes = self.changes
         return {
             "client": self.client,
             "session_id": self.session_id,
             "event": self.event,
             "message": self.message,
             "message_chars": self.message_chars,
-            "changes": changes.lines if changes is not None else None,
-            "changed": changes.count if changes is not None else 0,
-            "diffstat": changes.diffstat if changes is not None else None,
+            **capture.Changes.fields(self.changes),
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "at": self.at.isoformat(),
         }

@@ -76,7 +76,7 @@ def abandoned(env: Mapping[str, str] | None = None, *, take: bool = True) -> lis
         if len(parts) != 4 or not parts[2].isdigit() or not parts[3].isdigit():
             continue
         run = Run(parts[0], parts[1], int(parts[2]), int(parts[3]) / 1e9)
-        if run.pid == os.getpid() or (_alive(run.pid) and now - run.started < STALE_SECONDS):
+        if run.pid == os.getpid() or (alive(run.pid) and now - run.started < STALE_SECONDS):
             continue
         if take:
             try:
@@ -87,7 +87,8 @@ def abandoned(env: Mapping[str, str] | None = None, *, take: bool = True) -> lis
     return sorted(found, key=lambda r: r.started)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process of that id exists (another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -16,6 +16,7 @@ from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot
 
 MAX_TEXT = 10_000
+EVENTS = ("session-start", "prompt", "session-end")  # a record's kind: the hook event it is of
 # In the record's `cut`, a fact folded into a shown one as its near duplicate is `f_4>f_8` (folded
 # into f_8); a bare id was cut by the budget (or left out as stale). The column stays one list of
 # text (migration 0014); lore_usage counts only the bare ids as cut.
@@ -61,9 +62,9 @@ def outcome_row(
     kind: str,
     outcome: Outcome,
     *,
-    via: str,
     client: str,
     workspace: str,
+    via: str = "hook",
     session_id: str | None = None,
     space: str | None = None,
     readable: Sequence[str] = (),
@@ -73,9 +74,10 @@ def outcome_row(
     at: str | None = None,
 ) -> dict[str, Any]:
     """The record of an outcome that showed no memory (or the inbox), as `lore_injection_record`
-    takes it. `at`: when it happened (ISO 8601; None: when written), for a record kept in the spool."""
+    takes it: `kind` is the hook's event (another name counts as a session start); `at`: when it
+    happened (ISO 8601; None: when written), for a record kept in the spool."""
     return {
-        "kind": kind,
+        "kind": kind if kind in EVENTS else "session-start",
         "via": via,
         "client": client[:200],
         "session_id": session_id[:200] if session_id else None,
@@ -95,6 +97,34 @@ def outcome_row(
         "event_key": event_key,
         "at": at,
     }
+
+
+def session_row(
+    kind: str,
+    outcome: Outcome,
+    session: SessionContext,
+    client: str,
+    *,
+    via: str,
+    session_id: str | None,
+    text: str,
+    duration_ms: int,
+    event_key: str | None,
+) -> dict[str, Any]:
+    """`outcome_row` of a session whose space is known (its workspace, space and what it reads)."""
+    return outcome_row(
+        kind,
+        outcome,
+        client=client,
+        workspace=str(session.signal.path),
+        via=via,
+        session_id=session_id,
+        space=session.space,
+        readable=session.readable,
+        text=text,
+        duration_ms=duration_ms,
+        event_key=event_key,
+    )
 
 
 def session_start_row(

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore.core.hookruns import alive
 from lore.core.paths import data_dir
 
 MAX_ENTRIES = 500
@@ -178,19 +179,9 @@ def _orphaned(where: Path) -> list[str]:
         if not name.startswith(_CLAIMED):
             continue
         pid = name[len(_CLAIMED) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not alive(int(pid)):
             out.append(name)
     return sorted(out)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _claim(where: Path, name: str, target: str) -> Entry | None:

@@ -32,14 +32,22 @@ Resolver = Callable[[Request, str, object, str | None], Awaitable[SessionContext
 
 
 def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> None:
-    async def session(request: Request, data: dict[str, Any], client: str) -> SessionContext:
+    async def session(
+        request: Request, data: dict[str, Any], client: str, event: str
+    ) -> SessionContext | Response:
+        """The session the workspace resolves to; or, when no space can be chosen for it (a config
+        error, a tie), the answer saying so: the agent's line, and its record here."""
         given = data.get("remotes")
         remotes = ",".join(r for r in given if isinstance(r, str))[:2000] if isinstance(given, list) else None
-        resolved = await resolve(request, client, data.get("workspace"), remotes or None)
+        try:
+            resolved = await resolve(request, client, data.get("workspace"), remotes or None)
+        except InvalidInput:
+            raise
+        except LoreError as exc:
+            return await unresolved(data, event, client, exc)
         return events.with_root(resolved, data.get("root"), data.get("name"))
 
     async def unresolved(data: dict[str, Any], event: str, client: str, exc: LoreError) -> Response:
-        """No space for the workspace (a config error, a tie): the agent's line, and its record."""
         outcome = outcomes.of_error(exc)
         text = outcomes.agent_line(outcome) if event != "session-end" else ""
         row = events.outcome_row(
@@ -59,12 +67,9 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
     async def hook_session_start(request: Request) -> Response:
         data = await body(request)
         client = events.client_of(data.get("client"))
-        try:
-            where = await session(request, data, client)
-        except LoreError as exc:
-            if isinstance(exc, InvalidInput):
-                raise
-            return await unresolved(data, "session-start", client, exc)
+        where = await session(request, data, client, "session-start")
+        if isinstance(where, Response):
+            return where
         got = await state.call(events.session_start, where, client, via="api", session_id=_session_id(data))
         return JSONResponse(
             {
@@ -84,12 +89,9 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
         given = data.get("seen")
         marks: dict[str, Any] = given if isinstance(given, dict) else {}
         seen = events.Seen(_mark(marks.get("message")), _mark(marks.get("task")))
-        try:
-            where = await session(request, data, client)
-        except LoreError as exc:
-            if isinstance(exc, InvalidInput):
-                raise
-            return await unresolved(data, "prompt", client, exc)
+        where = await session(request, data, client, "prompt")
+        if isinstance(where, Response):
+            return where
         got = await state.call(events.prompted, where, client, seen, via="api", session_id=_session_id(data))
         return JSONResponse(
             {
@@ -109,12 +111,9 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
                 "no `ending`: what the session end captured", "send what `lore hook session-end` sends"
             )
         captured = from_wire(ending, client)
-        try:
-            where = await session(request, data, client)
-        except LoreError as exc:
-            if isinstance(exc, InvalidInput):
-                raise
-            return await unresolved(data, "session-end", client, exc)
+        where = await session(request, data, client, "session-end")
+        if isinstance(where, Response):
+            return where
         saved = await state.call(events.ended, where, captured)
         return JSONResponse(
             {"outcome": "stored", "space": where.space, "note_id": saved.note_id, "events": saved.events}

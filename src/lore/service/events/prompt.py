@@ -16,11 +16,12 @@ from typing import Any
 
 from lore.core import inbox, injection, render
 from lore.core.config import Config
-from lore.core.errors import LoreError, StoreError
+from lore.core.errors import StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome
 from lore.core.rows import Message, Task, from_json
 from lore.core.session import SessionContext
-from lore.db.calls import INBOX, RECORD, Port
+from lore.db.calls import INBOX, Port
+from lore.service.events import records
 
 
 @dataclass(frozen=True)
@@ -73,23 +74,19 @@ def prompt(
     if not text:
         return Arrived("", marks, 0, 0, Outcome("nothing"))
     outcome = Outcome("shown")
-    row = injection.outcome_row(
+    duration = int((time.monotonic() - started) * 1000)
+    row = injection.session_row(
         "prompt",
         outcome,
+        session,
+        client,
         via=via,
-        client=client,
-        workspace=str(session.signal.path),
         session_id=session_id,
-        space=session.space,
-        readable=session.readable,
         text=text,
-        duration_ms=int((time.monotonic() - started) * 1000),
+        duration_ms=duration,
         event_key=event_key,
     )
     row["shown"] = [m.id for m in messages] + [t.id for t in tasks]
     row["chars"] = render.size(text)
-    try:
-        made = port.call(RECORD, row, config.retention_days)
-    except LoreError as exc:
-        return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, None, exc.message)
-    return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, int(made))
+    made, failure = records.write(port, row, config.retention_days)
+    return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, made, failure)

@@ -5,11 +5,12 @@ it stands for, and a second one changes nothing (a record's `event_key`; a hando
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from lore.core import injection, spool
-from lore.core.outcomes import Outcome
+from lore.core import spool
+from lore.core.errors import LoreError
+from lore.core.injection import outcome_row
 from lore.db.calls import RECORD, Port
 
 
@@ -31,35 +32,13 @@ def deliver(port: Port, entry: spool.Entry, retention_days: int) -> None:
         raise ValueError(f"a spooled write of an unknown kind {entry.kind!r}")
 
 
-def outcome_row(
-    event: str,
-    outcome: Outcome,
-    *,
-    client: str,
-    workspace: str,
-    via: str = "hook",
-    session_id: str | None = None,
-    space: str | None = None,
-    readable: Sequence[str] = (),
-    text: str = "",
-    duration_ms: int = 0,
-    event_key: str | None = None,
-    at: str | None = None,
-) -> dict[str, Any]:
-    """The record of an outcome that showed no memory (a failure, a run its agent killed), for
-    `record` now or for the spool."""
-    kind = event if event in ("session-start", "prompt", "session-end") else "session-start"
-    return injection.outcome_row(
-        kind,
-        outcome,
-        via=via,
-        client=client,
-        workspace=workspace,
-        session_id=session_id,
-        space=space,
-        readable=readable,
-        text=text,
-        duration_ms=duration_ms,
-        event_key=event_key,
-        at=at,
-    )
+__all__ = ["deliver", "outcome_row", "record", "write"]
+
+
+def write(port: Port, row: dict[str, Any], retention_days: int) -> tuple[int | None, str | None]:
+    """(the record's id, None), or (None, why) when it could not be written: a record never costs
+    the text it records (the caller keeps the row in the spool)."""
+    try:
+        return record(port, row, retention_days), None
+    except LoreError as exc:
+        return None, exc.message

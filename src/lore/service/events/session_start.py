@@ -26,7 +26,8 @@ from lore.core.errors import LoreError, StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome, agent_line
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot, compose, parse, request
-from lore.db.calls import RECORD, START_READ, TRIM, XMAX, Port
+from lore.db.calls import START_READ, TRIM, XMAX, Port
+from lore.service.events import records
 
 
 @dataclass(frozen=True)
@@ -87,28 +88,28 @@ def session_start(
     else:
         outcome = Outcome("nothing", f"no memory stored in space {session.space} yet")
         text = agent_line(outcome, space=session.space)
-        row = injection.outcome_row(
+        row = injection.session_row(
             "session-start",
             outcome,
+            session,
+            client,
             via=via,
-            client=client,
-            workspace=str(session.signal.path),
             session_id=sid,
-            space=session.space,
-            readable=session.readable,
             text=text,
             duration_ms=duration,
             event_key=event_key,
         )
     stamp, quiet = int(read.get("stamp") or 0), bool(read.get("quiet"))
     until = _valid_until(read.get("next_change"), snap, config)
+    made, failure = records.write(port, row, config.retention_days)
+    if made is None:
+        return Started(text, out, snap, outcome, row, None, failure, stamp, False, until)
     try:
-        made = port.call(RECORD, row, config.retention_days)
         port.call(TRIM, list(session.readable))
         quiet = quiet and port.call(XMAX) == read.get("xmax")  # no transaction ended since the read
-    except LoreError as exc:
+    except LoreError as exc:  # the record is lost with the transaction: keep it in the spool
         return Started(text, out, snap, outcome, row, None, exc.message, stamp, False, until)
-    return Started(text, out, snap, outcome, row, int(made), None, stamp, quiet, until)
+    return Started(text, out, snap, outcome, row, made, None, stamp, quiet, until)
 
 
 def _valid_until(next_change: object, snap: Snapshot, config: Config) -> datetime | None:
