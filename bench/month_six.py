@@ -793,7 +793,7 @@ class Simulation:
             changes=None,
             started_at=when,
         )
-        api.rt.transact(lambda c: api.handoffs.record(c, h))
+        api.rt.transact(lambda c: api.handoffs(c, h))
         self.m.handoffs += 1
 
     # -- the half-year -----------------------------------------------------------------------------
@@ -1214,6 +1214,19 @@ def pairs_report(env: dict[str, str], vectors: bool) -> dict[str, Any]:
 # --- one whole run ------------------------------------------------------------------------------
 
 
+def _handoff_writer() -> Any:
+    """How the lore this process imports writes a handoff: its agent event (since the session end
+    became one use case), or the store function an older lore had."""
+    try:
+        from lore.service.events import session_end
+        from lore.store.port import ConnPort
+    except ImportError:
+        from lore.store import handoffs
+
+        return handoffs.record  # type: ignore[attr-defined]  # an older lore's
+    return lambda conn, h: session_end.store(ConnPort(conn), h.payload())
+
+
 def simulate(args: argparse.Namespace) -> dict[str, Any]:
     """The half-year against the lore this process imports; its figures as JSON."""
     import lore
@@ -1222,8 +1235,8 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
     from lore.service import memory, search
     from lore.service import session_start as starting
     from lore.service.runtime import Runtime
-    from lore.store import handoffs
 
+    handoffs = _handoff_writer()
     new = hasattr(memory, "Remembered")
     tmp = Path(tempfile.mkdtemp(prefix="lore-month6-", dir="/tmp"))
     env = {

@@ -11,10 +11,11 @@ import psycopg
 import pytest
 from integration.test_hook import context, hook
 from support import cli
+from support import handoffs as written_handoffs
 
 from lore.core import capture, spool
 from lore.core.session import Origin
-from lore.store import facts, handoffs, notes, purge
+from lore.store import facts, notes, purge
 
 
 @pytest.fixture
@@ -124,7 +125,7 @@ def test_a_handoff_has_one_id_in_the_record_and_in_the_text(
     h = capture.Handoff(
         "work", "codex", "s1", str(where), str(where), "acme-api", "Stop", "Fixed the login.", 16, None, None
     )
-    row = handoffs.record(conn, h)
+    row = written_handoffs.record(conn, h)
     assert (row.id, row.note_id) == (1, "n_3")
     text = context(hook(env, {"cwd": str(where), "source": "startup", "session_id": "s2"}))
     assert "(handoff n_3)" in text

@@ -196,3 +196,13 @@ def test_every_statement_plans_against_the_migrated_schema(
         pytest.fail(f"{statement.where}: {exc.diag.message_primary or exc}\n{statement.text}")
     finally:
         conn.rollback()
+
+
+def test_the_hooks_hold_no_sql() -> None:
+    """Every hook event is a use case of lore.service.events: the hooks only adapt (issue "One lore
+    wherever the database is"). Before, the session-start, prompt and session-end hooks each held
+    their psql script."""
+    found, dynamic = statements()
+    in_hooks = [s.where for s in found if s.module.startswith("lore.hooks")]
+    in_hooks += [f"{module}: {text[:40]}" for module, text in dynamic if module.startswith("lore.hooks")]
+    assert in_hooks == []

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx2
 import psycopg
 import pytest
+from support import handoffs as written_handoffs
 from support.lorehttp import Server, bearer, project, push, signed_in, token
 from support.mcpclient import lore_session, ok, text
 
@@ -21,7 +22,6 @@ from lore.core import capture
 from lore.service import search
 from lore.service.runtime import Runtime
 from lore.service.session_start import session_start
-from lore.store import handoffs
 
 pytestmark = pytest.mark.anyio
 __all__ = ["project", "signed_in"]  # fixtures
@@ -156,7 +156,7 @@ async def test_search_shows_a_near_duplicate_once_and_old_handoffs_last(
                 "acme", "codex", f"s{n}", str(folder), str(folder), "acme", "Stop",
                 f"Prepared the release {n}: changelog and tag.", 40, None, None,
             )  # fmt: skip
-            rt.transact(partial(handoffs.record, handoff=h))
+            rt.transact(partial(written_handoffs.record, handoff=h))
         hits = await search.search_notes(
             rt, who.readable, "release changelog tag", session_space="acme", limit=5
         )

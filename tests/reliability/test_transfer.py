@@ -14,13 +14,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
+from support import handoffs as written_handoffs
 
 from lore.core import capture, secrets
 from lore.core.config import parse_config
 from lore.core.errors import InvalidInput, LoreError
 from lore.core.session import Origin
 from lore.db import migrate
-from lore.store import facts, graph, handoffs, messages, notes, purge, search, tasks, transfer
+from lore.store import facts, graph, messages, notes, purge, search, tasks, transfer
 
 SPACES = ("alpha", "beta")
 CONFIG = parse_config(
@@ -503,7 +504,7 @@ def test_handoffs_travel_with_their_note_and_tasks(
         changes=capture.Changes([" M ci.yml"], 1, " 1 file changed, 2 insertions(+)"),
         started_at=None,
     )
-    recorded = handoffs.record(a, left)
+    recorded = written_handoffs.record(a, left)
     a.execute("UPDATE handoffs SET tasks = %s WHERE id = %s", ([task.lineage], recorded.id))
     a.commit()
     exported = list(transfer.export(a))

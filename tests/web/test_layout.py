@@ -12,11 +12,12 @@ from typing import Any
 import httpx2
 import psycopg
 from playwright.sync_api import Page, expect
+from support import handoffs as written_handoffs
 from support.lorehttp import bearer, start_server
 
 from lore.core import capture, local_secret
 from lore.core.session import Origin
-from lore.store import handoffs, notes
+from lore.store import notes
 
 from .conftest import Team, Watched, sign_in
 from .seed import seed
@@ -40,7 +41,7 @@ def _record_led_by_a_handoff(team: Team, conn: psycopg.Connection) -> tuple[int,
     h = capture.Handoff(
         "alice/work", "codex", "s1", str(work), str(work), "work", "Stop", "Fixed the login.", 16, None, None
     )
-    row = handoffs.record(conn, h)
+    row = written_handoffs.record(conn, h)
     assert row.note_id is not None and row.note_id != f"n_{row.id}"
     started = httpx2.get(
         f"{team.url}/api/session-start", params={"client": "claude-code", "session_id": "a1"}, headers=alice

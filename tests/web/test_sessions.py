@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import psycopg
 from playwright.sync_api import expect
+from support import handoffs as written_handoffs
 
 from lore.core import capture
-from lore.store import handoffs
 
 from .conftest import Team, Watched, sign_in
 
@@ -40,14 +40,16 @@ def _handoff(
 def test_the_timeline_shows_each_agents_sessions_and_only_the_viewers(
     team: Team, conn: psycopg.Connection, web: Watched
 ) -> None:
-    handoffs.record(conn, _handoff("alice/work", "claude-code", "s-1", "Fixed the login redirect.", 2))
-    handoffs.record(
+    written_handoffs.record(
+        conn, _handoff("alice/work", "claude-code", "s-1", "Fixed the login redirect.", 2)
+    )
+    written_handoffs.record(
         conn, _handoff("alice/work", "codex", "s-2", "Migrated the users table.\nBackfill next.", 0)
     )
-    handoffs.record(
+    written_handoffs.record(
         conn, _handoff("alice/work", "claude-code", "s-1", "Fixed login and logout.", 3, untracked=2)
     )  # same session
-    handoffs.record(conn, _handoff("bob/work", "gemini", "s-3", "BOB-ONLY: secret plans", 1))
+    written_handoffs.record(conn, _handoff("bob/work", "gemini", "s-3", "BOB-ONLY: secret plans", 1))
 
     sign_in(web, team.url, team.tokens["alice"])
     page = web.page

@@ -1,7 +1,6 @@
-"""Handoffs from psycopg (docs/design.md, Handoffs): what the CLI (`lore handoff`), the hosted session
-start, the web UI's timeline and the tests read and write. The session-end hook writes through the
-same SQL function from psql (lore.hooks.session_end), so both follow one set of rules (migration 0007).
-"""
+"""Handoffs from psycopg (docs/design.md, Handoffs): what the CLI (`lore handoff`) and the web UI's
+timeline read. A handoff is written by one use case only, the session end (lore.service.events:
+lore_handoff_record, through psql or psycopg)."""
 
 from __future__ import annotations
 
@@ -10,24 +9,13 @@ from datetime import datetime
 
 import psycopg
 from psycopg.rows import class_row
-from psycopg.types.json import Jsonb
 
-from lore.core import capture
 from lore.core.rows import Handoff as Handoff
 
 _COLUMNS = (
     "id, space, client, session_id, root, workspace, workspace_name, event, message, message_chars, "
     "changes, changed, diffstat, tasks, note, events, started_at, updated_at"
 )
-
-
-def record(conn: psycopg.Connection, handoff: capture.Handoff) -> Handoff:
-    """Write or update the handoff of one session (and its note); commits."""
-    with conn.transaction(), conn.cursor(row_factory=class_row(Handoff)) as cur:
-        cur.execute(f"SELECT {_COLUMNS} FROM lore_handoff_record(%s::jsonb)", (Jsonb(handoff.payload()),))
-        row = cur.fetchone()
-    assert row is not None
-    return row
 
 
 def last(conn: psycopg.Connection, space: str, root: str, max_age_hours: int | None) -> Handoff | None:
