@@ -81,10 +81,12 @@ def opens(text: str, space: str, kind: str = MEMORY, fence: str = "<>") -> bool:
     return re.match(pattern, text) is not None
 
 
-def any_opening(text: str, kind: str = MEMORY, fence: str = "<>") -> bool:
-    """Whether `text` holds an opening tag of `kind` in `fence` anywhere."""
-    left = re.escape(_FENCES[fence][0])
-    return re.search(left + re.escape(kind) + "-" + NONCE + " space=", text) is not None
+def any_opening(text: str, kind: str = MEMORY, fence: str = "<>", space: str | None = None) -> bool:
+    """Whether `text` holds an opening tag of `kind` in `fence` anywhere (for `space`, if given)."""
+    left, right = _FENCES[fence]
+    value = '"[^"]*"' if space is None else re.escape(f'"{space}"')
+    pattern = re.escape(left + kind) + "-" + NONCE + " space=" + value + re.escape(right)
+    return re.search(pattern, text) is not None
 
 
 # --- the oracle: a text read as a model might -------------------------------------------------------
