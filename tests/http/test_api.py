@@ -37,7 +37,8 @@ def test_session_start_is_the_servers_renderer_within_budget(
     )
     with httpx2.Client(base_url=signed_in.url, headers=bearer(secret, project / "work"), timeout=10) as api:
         empty = api.get("/api/session-start").json()
-        assert empty["text"] == "" and empty["space"] == "alice/work"
+        assert empty["text"].startswith("lore: no memory stored in space alice/work yet.")
+        assert empty["space"] == "alice/work" and empty["shown"] == 0
         for i in range(30):
             subject = "work" if i == 3 else None
             assert (

@@ -11,6 +11,7 @@ import socket
 import time
 from pathlib import Path
 
+import httpx2
 import psycopg
 from support import envelope
 from support.lorehttp import Server, push, run_lore, token
@@ -136,3 +137,27 @@ def test_hosted_hook_imports_nothing_heavy(
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
     log = (tmp_path / "data" / "logs" / "hook.log").read_text()
     assert '"ok": true' in log and "personal" in log  # it really went to the server
+
+
+def test_what_a_hosted_hook_could_not_record_reaches_the_server_later(
+    signed_in: Server, conn: psycopg.Connection, lore_env: dict[str, str], project: Path
+) -> None:
+    """The hook that was refused (a wrong token) keeps its record for the server; the next hook that
+    gets through sends it (POST /api/hooks/replay), once, under the signed-in user, and `/api/log`
+    lists it for that user only."""
+    secret = token(conn, "alice")
+    bob = token(conn, "bob")
+    push(conn, "alice", f'[[space]]\nid = "work"\npaths = ["{project}/work"]\n')
+    env = {**lore_env, "LORE_URL": signed_in.url, "LORE_CONFIG": "/nonexistent"}
+    refused, _ = hook({**env, "LORE_TOKEN": auth.new_secret()}, project / "work")
+    assert "refused LORE_TOKEN (401)" in refused
+    hook({**env, "LORE_TOKEN": secret}, project / "work")
+    hook({**env, "LORE_TOKEN": secret}, project / "work")  # a second success sends nothing again
+    rows = conn.execute(
+        "SELECT outcome, owner, space, via FROM injections WHERE outcome = 'unavailable'"
+    ).fetchall()
+    assert rows == [("unavailable", "alice", None, "hook")]
+    theirs = httpx2.get(f"{signed_in.url}/api/log", headers={"Authorization": f"Bearer {bob}"}).json()
+    ours = httpx2.get(f"{signed_in.url}/api/log", headers={"Authorization": f"Bearer {secret}"}).json()
+    assert [r["outcome"] for r in ours["records"]].count("unavailable") == 1
+    assert all(r["outcome"] != "unavailable" for r in theirs["records"])

@@ -12,7 +12,8 @@ import pytest
 
 from lore.core.errors import StoreError
 from lore.db import calls
-from lore.db.psql import PsqlPort, literal
+from lore.db.literals import literal
+from lore.db.psql import PsqlPort
 from lore.store.port import ConnPort
 
 NASTY = [

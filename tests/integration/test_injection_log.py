@@ -133,3 +133,33 @@ def test_a_handoff_has_one_id_in_the_record_and_in_the_text(
     shown = _log(env, "show", str(record["id"]))
     assert "led with handoff n_3" in shown.stdout and "handoff 1" not in shown.stdout
     assert json.loads(_log(env, "show", str(record["id"]), "--json").stdout)["handoff"] == "n_3"
+
+
+def test_the_record_says_what_was_folded_apart_from_what_the_budget_cut(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    """Issue 40, item 5: the record of a session start listed the copies it folded under "cut by the
+    budget" (1,089 of 8,000 characters used)."""
+    where, env = work
+    here = Origin("work", "cli", str(where))
+    first = facts.remember(conn, here, "Tests run with make test; they need Chromium.", subject="acme-api")
+    copy = facts.remember(
+        conn, here, "The tests are run with 'make test' and need chromium", subject="acme-api"
+    )
+    other = facts.remember(conn, here, "Deploys go to fly.io", subject="acme-api")
+    conn.commit()
+    started = cli.run("session-start", "--client", "claude-code", env=env, cwd=where)
+    assert started.returncode == 0 and f"(+1 similar: {first.id})" in started.stdout
+    record = json.loads(_log(env, "--json").stdout)[0]
+    assert record["shown"] == [other.id, copy.id] and record["cut"] == []
+    assert record["folded"] == [[first.id, copy.id]]
+    shown = _log(env, "show", str(record["id"])).stdout
+    assert f"cut by the budget: none; folded as similar ({first.id} into {copy.id})" in shown
+    assert "1 folded" in _log(env).stdout
+    usage = cli.run("facts", "list", "--usage", env=env, cwd=where).stdout
+    assert f"{first.id:<8} never shown nor returned yet" in usage  # folded is not "cut"
+    # purged: the fold that named it leaves the record too (it stayed in `cut` as `f_1>f_2`)
+    purge.purge(conn, first.id, "tester")
+    conn.commit()
+    after = json.loads(_log(env, "show", str(record["id"]), "--json").stdout)
+    assert after["folded"] == [] and first.id not in json.dumps(after)

@@ -37,9 +37,11 @@ def _random_history(conn: psycopg.Connection, rng: random.Random) -> None:
             closed = recorded + timedelta(minutes=v + 1) if v < versions - 1 else None
             if v == versions - 1 and rng.random() < 0.15:
                 closed = recorded + timedelta(minutes=v + 1)  # forgotten
+            # a version that brought back an earlier statement (a tidy undo) keeps its time
+            stated = recorded - timedelta(minutes=rng.randint(1, 10_000)) if rng.random() < 0.2 else None
             conn.execute(
                 "INSERT INTO facts (lineage, space, statement, subject, valid_from, valid_to, recorded_at,"
-                " superseded_at, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'test')",
+                " superseded_at, stated_at, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'test')",
                 (
                     lineage,
                     space,
@@ -49,6 +51,7 @@ def _random_history(conn: psycopg.Connection, rng: random.Random) -> None:
                     end,
                     recorded + timedelta(minutes=v),
                     closed,
+                    stated,
                 ),
             )
     conn.commit()
@@ -56,9 +59,11 @@ def _random_history(conn: psycopg.Connection, rng: random.Random) -> None:
 
 def _expected(conn: psycopg.Connection, spaces: list[str], prefer: str) -> list[int]:
     """The rule written out independently: current, valid now, in `spaces`; preferred subject
-    first, then no subject, then the rest; newest recorded first, larger lineage on a tie."""
+    first, then no subject, then the rest; newest first by the fact's own time (stated_at, else
+    recorded_at), larger lineage on a tie."""
     rows = conn.execute(
-        "SELECT lineage, subject, recorded_at FROM facts WHERE space = ANY(%s) AND superseded_at IS NULL"
+        "SELECT lineage, subject, coalesce(stated_at, recorded_at) FROM facts"
+        " WHERE space = ANY(%s) AND superseded_at IS NULL"
         " AND valid_from <= now() AND (valid_to IS NULL OR valid_to > now())",
         (spaces,),
     ).fetchall()

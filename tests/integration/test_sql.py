@@ -32,6 +32,15 @@ DYNAMIC = {
     ("lore.store.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
     ("lore.store.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
     (
+        "lore.store.embed_worker",
+        "UPDATE facts SET embedding",
+    ): "per model: tests/integration/test_named_changes.py",
+    (
+        "lore.store.facts",
+        "SELECT {columns}, 1 - (f.embedding::vector({dim})",
+    ): "per dimension: tests/integration/test_named_changes.py",
+    ("lore.store.facts", "SELECT a.lineage, n.lineage, n.cosine"): "per dimension: test_named_changes.py",
+    (
         "lore.store.search",
         "SELECT set_config('hnsw.ef_search'",
     ): "a literal '{0,8}': tests/retrieval/test_search_db.py",
@@ -49,6 +58,10 @@ DYNAMIC = {
         "lore.store.port",
         "SELECT to_json({function.name}({placeholders}))",
     ): "one per SQL function of lore.db.calls: tests/integration/test_event_ports.py",
+    (
+        "lore.db.literals",
+        "SELECT to_json({name}({values}));",
+    ): "the psql side of the same calls: tests/integration/test_event_ports.py, test_hook_fast.py",
 }
 
 

@@ -48,13 +48,16 @@ def test_the_five_commands_then_tidy_and_merge(
     )
     assert third.startswith("Remembered f_2 in space w.")
     assert "Similar: f_1 [proj] “Tests run with make test; they need Chromium.”" in third
-    assert "revise_fact f_1 instead" in third
+    assert "lore facts revise f_1 STATEMENT instead" in third  # a terminal's command (issue 40, item 7)
     fourth = lore(proj, "facts", "add", "--subject", "proj", "Deploys go to fly.io")
     assert fourth.strip() == "Remembered f_3 in space w."
     fifth = lore(proj, "facts", "add", "--subject", "proj", "Deploys go to Render, not fly.io anymore")
     assert fifth.startswith("Remembered f_4 in space w.")
-    assert "Likely conflict: f_3 [proj] “Deploys go to fly.io”" in fifth
-    assert 'supersedes="f_3"' in fifth
+    # a change statement that says what went away names what it may replace (issue 40, item 3)
+    assert "May replace: f_3 [proj] “Deploys go to fly.io”" in fifth
+    assert (
+        'lore facts add "Deploys go to Render, not fly.io anymore" --subject "proj" --supersedes f_3' in fifth
+    )
     assert [lineage for lineage, _ in current(conn)] == [1, 2, 3, 4]  # the copy wrote nothing
 
     start = lore(proj, "session-start", "--client", "claude-code")
@@ -65,7 +68,7 @@ def test_the_five_commands_then_tidy_and_merge(
     deploys = [line for line in lines if "Deploys" in line]
     assert len(deploys) == 2 and deploys[0].startswith("- Deploys go to Render, not fly.io anymore [f_4")
     assert deploys[1].startswith("- Deploys go to fly.io [f_3")
-    assert deploys[1].endswith("(may be contradicted by newer f_4)")
+    assert deploys[1].endswith("(superseded? see f_4)")
     statements = [re.sub(r" \[f_\d+.*$", "", line) for line in lines]
     assert len(set(statements)) == len(statements)
 

@@ -101,9 +101,9 @@ def test_the_api_answers_a_copy_with_the_existing_fact(
             "/api/facts", json={"statement": "Deploys go to Render, not fly.io anymore", "subject": "api"}
         )
         body = clash.json()
-        assert (
-            clash.status_code == 201 and body["conflicts"] == ["f_1"] and "Likely conflict" in body["message"]
-        )
+        # A change statement that says what went away names the fact it may replace (issue 40).
+        assert clash.status_code == 201 and body["replaces"] == ["f_1"] and "May replace" in body["message"]
+        assert 'supersedes="f_1"' in body["message"]
     assert count(conn, "facts") == 2
 
 

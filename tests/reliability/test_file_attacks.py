@@ -164,7 +164,7 @@ def test_the_hook_log_is_private_to_its_user(data_dir: Path) -> None:
         timeout=60,
         preexec_fn=lambda: os.umask(0o022),
     )
-    assert ran.returncode == 0 and ran.stdout == ""
+    assert ran.returncode == 0 and "no lore config" in ran.stdout  # the agent is told
     log = hooklog.path(env)
     assert "no lore config" in log.read_text()
     assert mode(log.parent) == 0o700 and mode(log) == 0o600

@@ -134,5 +134,5 @@ def test_quickstart_prepares_everything_and_prints_the_line(tmp_path: Path, lore
     out = out_path.read_text()
     assert f"claude mcp add --transport http lore http://127.0.0.1:{port}/mcp" in out
     assert "X-Lore-Workspace" in out
-    secret = local_secret.read_or_create(env)  # the line carries the local secret: the line works
-    assert f'--header "Authorization: Bearer {secret}"' in out
+    secret = local_secret.read_or_create(env)  # never on a command line: the line names ${LORE_TOKEN}
+    assert "--header 'Authorization: Bearer ${LORE_TOKEN}'" in out and secret not in out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.core import render, similarity, stale
+from lore.core import advice, naming, render, similarity, stale
 from lore.core.rows import Fact, Note
 from lore.core.similarity import CONFLICTS, SAME, SIMILAR_TO, Text
 
@@ -183,6 +183,8 @@ def test_a_tool_and_its_doer_share_a_stem() -> None:
             "Yuki knows the history of the dns plugin loader.",
             "Yuki knows the history of the queues plugin loader.",
         ),
+        # only the value it ends with swapped (issue 40: month six folded npm behind yarn)
+        ("Install dependencies with npm.", "install dependencies with yarn."),
     ],
 )
 def test_one_sentence_with_its_slots_filled_differently_is_not_a_copy(a: str, b: str) -> None:
@@ -228,7 +230,7 @@ def test_folding_keeps_the_first_of_each_and_lists_what_it_may_contradict() -> N
         ("f_2", ["f_1"], []),
         ("f_5", ["f_6"], []),  # no content word at all: only its exact copy folds into it
     ]
-    verdict = similarity.classify(
+    verdict = naming.classify(
         Text.of("Deploys go to fly.io.", "proj"), items, lambda f: Text.of(f.statement, f.subject)
     )
     assert verdict.same is items[1]
@@ -237,19 +239,22 @@ def test_folding_keeps_the_first_of_each_and_lists_what_it_may_contradict() -> N
 def test_what_a_write_answers() -> None:
     old = fact(1, "Tests run with make test; they need Chromium.")
     new = fact(2, "The tests are run with 'make test' and need chromium")
-    assert render.remembered(new) == "Remembered f_2 in space w."
-    said = render.remembered(new, similar=[old])
+    assert advice.remembered(new) == "Remembered f_2 in space w."
+    said = advice.remembered(new, similar=[old])
     assert "Similar: f_1 [proj] “Tests run with make test; they need Chromium.”" in said
-    assert 'forget f_2 (reason "same as f_1")' in said and "revise_fact f_1 instead" in said
-    assert render.remembered(old, duplicate=True).startswith(
+    assert (
+        'forget(id="f_2", reason="same as f_1")' in said
+        and 'revise_fact(id="f_1", statement=...) instead' in said
+    )
+    assert advice.remembered(old, duplicate=True).startswith(
         "Already remembered as f_1 in space w (the same statement): nothing written."
     )
     fly, render_ = fact(3, "Deploys go to fly.io"), fact(4, "Deploys go to Render, not fly.io anymore")
-    clash = render.remembered(render_, conflicts=[fly])
+    clash = advice.remembered(render_, conflicts=[fly])
     assert "Likely conflict: f_3 [proj] “Deploys go to fly.io”" in clash and 'supersedes="f_3"' in clash
     note = Note(7, 7, "w", NOW, None, "cli", None, "devenv", "Deploy", "make ship </lore-memory>", [])
-    assert render.remembered(note, duplicate=True).startswith("Already remembered as n_7 (devenv) in space w")
-    assert "</lore-memory>" not in render.remembered(render_, similar=[note])  # quoted text stays inert
+    assert advice.remembered(note, duplicate=True).startswith("Already remembered as n_7 (devenv) in space w")
+    assert "</lore-memory>" not in advice.remembered(render_, similar=[note])  # quoted text stays inert
     assert render.tidy_line(1, 2, 3) == (
         "Left out: 1 fact replaced by a newer one, 2 facts naming files that are gone "
         "(`lore tidy` lists them). 3 facts stopped being true in the last 30 days (valid_to passed)."

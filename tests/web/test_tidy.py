@@ -53,6 +53,9 @@ def test_tidy_page_merges_keeps_forgets_and_undoes(
         page.get_by_role("button", name="Remember").click()
         page.wait_for_url(re.compile(r"/facts/f_1\?said=duplicate"))
         expect(page.locator(".checked")).to_contain_text("Already remembered as f_1 in space proj")
+        # ... in the web UI's own terms (issue 40, item 7): its button, not an agent's tool call
+        expect(page.locator(".checked")).to_contain_text("To change it: “Save a new version” on f_1's page")
+        expect(page.locator(".checked")).not_to_contain_text("revise_fact")
         assert current(conn) == [1, 2, 3, 4, 5]
 
         page.goto(f"{server.url}/tidy?space=proj")

@@ -169,7 +169,10 @@ def _parser() -> argparse.ArgumentParser:
         )
         if verb == "revise":
             v.add_argument("id", help="the fact, f_N")
-        v.add_argument("statement", help="revise: the new statement (the same one to change only dates)")
+        v.add_argument(
+            "statement",
+            help="the statement, - for standard input (revise: the same one to change only dates)",
+        )
         v.add_argument("--subject", help="what it is about, e.g. the repository")
         v.add_argument("--valid-from", metavar="DATE", help="true from (default: now)")
         v.add_argument("--valid-to", metavar="DATE", help="true until (default: still true)")
@@ -213,16 +216,19 @@ def _parser() -> argparse.ArgumentParser:
         help="near duplicates, likely conflicts and stale items of this space; merge, keep, forget, undo",
         description="Without an action: what there is to tidy in this workspace's space. merge ID ID...: "
         'keep the first, forget the others ("merged into ID"); keep ID ID...: they are all right; '
-        "forget ID...: forget stale items; undo N: take back tidy action N. Every act is recorded.",
+        "forget ID...: forget stale items; undo N: take back tidy action N; redo N: do undone action N "
+        "again. Every act is recorded.",
     )
     tidy.add_argument(
         "action",
         nargs="?",
         default="list",
-        choices=["list", "merge", "keep", "forget", "undo"],
+        choices=["list", "merge", "keep", "forget", "undo", "redo"],
         help="what to do",
     )
-    tidy.add_argument("args", nargs="*", help="merge: INTO OTHER...; keep: ID ID...; forget: ID...; undo: N")
+    tidy.add_argument(
+        "args", nargs="*", help="merge: INTO OTHER...; keep: ID ID...; forget: ID...; undo, redo: N"
+    )
     tidy.add_argument("--statement", help="merge: the kept fact's new statement")
     tidy.add_argument("--reason", help="forget: why")
     tidy.add_argument("--json", action="store_true", help="list: as JSON")

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from lore.cli.context import runtime
-from lore.core import validate
+from lore.core import advice, validate
 from lore.core.errors import InvalidInput
 from lore.service import memory
 
@@ -38,9 +38,12 @@ def fact(
                 raise InvalidInput(
                     "lore facts add takes one STATEMENT.", 'Example: lore facts add "CI runs on push"'
                 )
-            done = memory.remember_fact(rt, session, first, supersedes=supersedes, **fields)  # type: ignore[arg-type]
-            print(done.text())
+            statement = _stdin_text("statement") if first == "-" else first
+            done = memory.remember_fact(rt, session, statement, supersedes=supersedes, **fields)  # type: ignore[arg-type]
+            print(done.text(advice.CLI))
             return 0
+        if second == "-":
+            second = _stdin_text("statement")
         _, new = memory.revise_fact(rt, session, first or "", statement=second, **fields)  # type: ignore[arg-type]
         print(f"Revised {new.id}: {new.statement}")
         return 0
@@ -59,7 +62,7 @@ def body_of(body: str | None, file: str | None) -> str:
         except OSError as exc:
             raise InvalidInput(f"Cannot read {file}: {exc.strerror}.", "Name a readable text file.") from None
     elif body == "-":
-        raw = sys.stdin.buffer.read(limit)
+        return _stdin_text("note's text", limit)
     elif body is None:
         raise InvalidInput(
             "lore notes add takes BODY, - (standard input) or --file PATH.", 'Example: lore notes add "…"'
@@ -70,6 +73,15 @@ def body_of(body: str | None, file: str | None) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidInput("The note's text is not UTF-8.", "Convert it to UTF-8 and add it again.") from None
+
+
+def _stdin_text(what: str, limit: int = validate.MAX_STATEMENT * 4 + 1) -> str:
+    """`-`: the text on standard input (UTF-8, at most `limit` bytes read: the limit's own message
+    then says how long it is)."""
+    try:
+        return sys.stdin.buffer.read(limit).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"The {what} is not UTF-8.", "Convert it to UTF-8 and add it again.") from None
 
 
 def note(
@@ -86,5 +98,5 @@ def note(
         done = memory.remember_note(
             rt, session, body, kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
         )
-        print(done.text())
+        print(done.text(advice.CLI))
     return 0

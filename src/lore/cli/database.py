@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from lore.core import outcomes
 from lore.core.config import load_config
 from lore.core.errors import ConfigError
 from lore.core.redact import redact
@@ -51,6 +52,8 @@ def run(action: str) -> int:
         print(f"external database: {redact(external)}")
     elif status.running:
         print(f"running (pid {status.pid}) data {status.pgdata}\nurl {status.url}")
+    elif embedded.held():
+        print(f"stopped; data {status.pgdata}. {embedded.STOPPED_BY_USER} {outcomes.HELD_HINT}")
     else:
-        print(f"stopped; data {status.pgdata}. Start it with `lore db start`.")
+        print(f"stopped; data {status.pgdata}. {outcomes.NOT_RUNNING}")
     return 0

@@ -11,6 +11,7 @@ import time
 def run(event: str, client: str, started: float | None = None) -> int:
     started = time.monotonic() if started is None else started
     raw = sys.stdin.read() if not sys.stdin.isatty() else ""
+    text: str | None
     if event == "prompt":
         from lore.hooks import prompt
 
@@ -20,9 +21,13 @@ def run(event: str, client: str, started: float | None = None) -> int:
 
         text = session_end.run(client, raw, os.environ, started)
     else:
-        from lore.hooks import session_start
+        from lore.hooks import deadline, quick
 
-        text = session_start.run(client, raw, os.environ, started)
+        text = quick.run(client, raw, os.environ, started, started + deadline.deadline(os.environ))
+        if text is None:  # not kept, or something changed: compose it
+            from lore.hooks import session_start
+
+            text = session_start.run(client, raw, os.environ, started)
     if text:
         sys.stdout.write(text)
         sys.stdout.flush()

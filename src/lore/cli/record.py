@@ -59,9 +59,15 @@ def _line(row: Injection) -> str:
     head = f"#{row.id}  {when}  {row.kind:<13} {row.client:<12} {space:<14}"
     if row.outcome != "shown":
         return f"{head} {row.outcome}: {row.detail or ''}  {row.workspace}".rstrip()
-    cut = f", {len(row.cut)} cut" if row.cut else ""
+    cut = f", {len(row.budget_cut)} cut" if row.budget_cut else ""
+    cut += f", {len(row.folded)} folded" if row.folded else ""
     shown = render.counted(len(row.shown), "fact" if row.kind == "session-start" else "item")
     return f"{head} {shown} shown{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
+
+
+def _folds(pairs: list[tuple[str, str]]) -> str:
+    """`f_4 into f_8, f_9 into f_8`."""
+    return ", ".join(f"{a} into {b}" for a, b in pairs)
 
 
 def _full(row: Injection, named: dict[int, str]) -> str:
@@ -73,7 +79,9 @@ def _full(row: Injection, named: dict[int, str]) -> str:
         f"  outcome {row.outcome}" + (f": {row.detail}" if row.detail else ""),
         f"  workspace {row.workspace or '(unknown)'}, space {row.space or '(none)'}"
         + (f" (reads {', '.join(row.readable)})" if row.readable else ""),
-        f"  shown: {', '.join(row.shown) or 'no facts'}; cut by the budget: {', '.join(row.cut) or 'none'}",
+        f"  shown: {', '.join(row.shown) or 'no facts'}; "
+        f"cut by the budget: {', '.join(row.budget_cut) or 'none'}"
+        + (f"; folded as similar ({_folds(row.folded)})" if row.folded else ""),
         f"  {row.chars:,} of {row.budget:,} characters, {row.duration_ms} ms"
         + (f"; led with handoff {led}" if led else "")
         + (f"; instruction sections {', '.join(row.instructions)}" if row.instructions else ""),
@@ -84,4 +92,5 @@ def _full(row: Injection, named: dict[int, str]) -> str:
 
 def _json(row: Injection, named: dict[int, str]) -> dict[str, Any]:
     out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
-    return out | {"handoff": named.get(row.handoff) if row.handoff else None}  # n_N, as shown everywhere
+    handoff = named.get(row.handoff) if row.handoff else None  # n_N, as shown everywhere
+    return out | {"handoff": handoff, "cut": row.budget_cut, "folded": [list(x) for x in row.folded]}

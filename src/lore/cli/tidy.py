@@ -35,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
             done = tidy.forget(rt, session, args.args, args.reason)
         else:
             if len(args.args) != 1:
-                raise InvalidInput("lore tidy undo takes one action id.", "Example: lore tidy undo 12")
-            done = tidy.undo(rt, session, args.args[0])
+                raise InvalidInput(
+                    f"lore tidy {args.action} takes one action id.", f"Example: lore tidy {args.action} 12"
+                )
+            done = (tidy.undo if args.action == "undo" else tidy.redo)(rt, session, args.args[0])
         print(done.text)
     return 0

@@ -3,7 +3,8 @@ and removes it when it ends, however it ends. A marker whose process is gone is 
 ended: its agent stopped it (a hook timeout shorter than lore's deadline, the agent quitting). The
 next hook finds it, records it (outcome `killed`) and removes it; `lore doctor` names such runs.
 
-Standard library only, a few system calls: every hook pays for it, the fast path included.
+Standard library only (no dataclasses), a few system calls: every hook pays for it, the fast path
+included.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import contextlib
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.core.paths import data_dir
@@ -22,12 +22,11 @@ STALE_SECONDS = 600.0
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
-@dataclass(frozen=True)
 class Run:
-    event: str
-    client: str
-    pid: int
-    started: float  # epoch seconds
+    __slots__ = ("client", "event", "pid", "started")
+
+    def __init__(self, event: str, client: str, pid: int, started: float) -> None:
+        self.event, self.client, self.pid, self.started = event, client, pid, started  # started: epoch s
 
 
 def folder(env: Mapping[str, str] | None = None) -> Path:

@@ -16,6 +16,10 @@ from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot
 
 MAX_TEXT = 10_000
+# In the record's `cut`, a fact folded into a shown one as its near duplicate is `f_4>f_8` (folded
+# into f_8); a bare id was cut by the budget (or left out as stale). The column stays one list of
+# text (migration 0014); lore_usage counts only the bare ids as cut.
+FOLDED = ">"
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,16 @@ class Injection:
     text: str
     outcome: str = "shown"  # lore.core.outcomes.KINDS
     detail: str | None = None  # why, when it is not `shown`
+
+    @property
+    def budget_cut(self) -> list[str]:
+        """The facts read but left out by the budget (or as stale), not folded."""
+        return [x for x in self.cut if FOLDED not in x]
+
+    @property
+    def folded(self) -> list[tuple[str, str]]:
+        """(a fact folded as similar, the shown fact it was folded into)."""
+        return [(a, b) for a, _, b in (x.partition(FOLDED) for x in self.cut if FOLDED in x)]
 
 
 def outcome_row(
@@ -97,8 +111,13 @@ def session_start_row(
 ) -> dict[str, Any]:
     """The record of one session start that showed memory, as `lore_injection_record` takes it."""
     shown = list(out.shown_ids)  # in order; copies and stale facts were never lines of their own
+    into = dict(out.folded)
     seen = set(shown)
-    cut = [f.id for f in render.order(snapshot.facts, session.workspace_name) if f.id not in seen]
+    cut = [
+        f"{f.id}{FOLDED}{into[f.id]}" if f.id in into else f.id
+        for f in render.order(snapshot.facts, session.workspace_name)
+        if f.id not in seen
+    ]
     last = snapshot.last
     return {
         "kind": "session-start",

@@ -3,7 +3,9 @@ database or the server cannot answer (starting after a crash or a reboot, recove
 marked with its age, instead of nothing (docs/design.md, Agent events).
 
 One file per (client, workspace) under `<data dir>/session-start/`, the folder 0700 and each file 0600,
-written atomically and never through a link. Standard library only: the hooks import it.
+written atomically and never through a link. The same file holds what the hook's fast path needs to
+show the text again while nothing it was made from changed (`fast`: lore.hooks.quick). Standard
+library only, no dataclasses: the fast path imports it.
 """
 
 from __future__ import annotations
@@ -14,19 +16,23 @@ import os
 import stat
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.core.paths import data_dir
 
+TYPE_CHECKING = False  # no `typing` at run time: the hook's fast path imports this
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True)
 class Kept:
-    text: str
-    at: float  # epoch seconds it was shown
-    space: str
+    __slots__ = ("at", "fast", "space", "text")
+
+    def __init__(self, text: str, at: float, space: str, fast: dict[str, Any] | None = None) -> None:
+        self.text, self.at, self.space = text, at, space  # `at`: epoch seconds it was shown
+        self.fast = fast  # what the fast path needs to show it again (None: not kept for that)
 
 
 def folder(env: Mapping[str, str] | None = None) -> Path:
@@ -38,7 +44,14 @@ def _path(env: Mapping[str, str] | None, client: str, workspace: str) -> Path:
     return folder(env) / f"{digest}.json"
 
 
-def save(env: Mapping[str, str] | None, client: str, workspace: str, text: str, space: str) -> None:
+def save(
+    env: Mapping[str, str] | None,
+    client: str,
+    workspace: str,
+    text: str,
+    space: str,
+    fast: Mapping[str, Any] | None = None,
+) -> None:
     """Keep `text` as the last one shown here (best effort: never fails a hook)."""
     try:
         where = folder(env)
@@ -49,7 +62,8 @@ def save(env: Mapping[str, str] | None, client: str, workspace: str, text: str, 
         temp = where / f".tmp-{os.getpid()}-{os.urandom(4).hex()}"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "w") as handle:
-            json.dump({"text": text, "at": time.time(), "space": space, "workspace": workspace}, handle)
+            kept = {"text": text, "at": time.time(), "space": space, "workspace": workspace}
+            json.dump(kept | ({"fast": dict(fast)} if fast else {}), handle)
         os.replace(temp, target)
     except OSError:
         pass
@@ -75,7 +89,13 @@ def load(env: Mapping[str, str] | None, client: str, workspace: str) -> Kept | N
         os.close(fd)
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         return None
-    return Kept(data["text"], float(data.get("at") or 0), str(data.get("space") or ""))
+    fast = data.get("fast")
+    return Kept(
+        data["text"],
+        float(data.get("at") or 0),
+        str(data.get("space") or ""),
+        fast if isinstance(fast, dict) else None,
+    )
 
 
 def age(seconds: float) -> str:

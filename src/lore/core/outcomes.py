@@ -51,7 +51,14 @@ class Outcome:
 
 # --- the causes ------------------------------------------------------------------------------------
 
+# One wording per cause: the hooks' line, the CLI's errors and `lore doctor` all say these.
+HELD = "The embedded database was stopped by `lore db stop`."
+HELD_HINT = "Run `lore db start` to use the memory again; lore reconnects by itself."
 DATABASE_HELD = "the embedded database was stopped by `lore db stop`; `lore db start` brings it back"
+NOT_RUNNING = (
+    "Not running: a session or any `lore` command starts it (`lore db start` now; `lore service install` "
+    "at each login)."
+)
 DATABASE_STARTING = (
     "the embedded database is starting (it was stopped by a reboot or a crash, not by `lore db stop`); "
     "memory arrives as soon as it is up, `lore doctor` shows its state"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 
 from lore.core.envelope import MEMORY, TAGS, Envelope, Fence
@@ -43,6 +43,7 @@ class Rendered:
     handoff_chars: int = 0  # what the "Last session here" block took of the text (0: none)
     instructions_shown: int = 0  # instruction sections listed (the first ones given)
     shown_ids: tuple[str, ...] = ()  # session start: the facts shown, in order
+    folded: tuple[tuple[str, str], ...] = ()  # session start: (fact, the shown one it was folded into)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def order(facts: Sequence[Fact], workspace_name: str | None) -> list[Fact]:
             return 1
         return 0 if name and fact.subject.lower() == name else 2
 
-    newest_first = sorted(facts, key=lambda f: f.recorded_at, reverse=True)
+    newest_first = sorted(facts, key=lambda f: f.stated, reverse=True)  # each fact's own time
     return sorted(newest_first, key=group)  # stable: keeps newest first inside each group
 
 
@@ -109,6 +110,15 @@ def ago(then: datetime, now: datetime) -> str:
     if seconds < 48 * 3600:
         return f"{int(seconds // 3600)} h ago"
     return f"{int(seconds // 86400)} days ago"
+
+
+def ago_changes(then: datetime, now: datetime) -> datetime:
+    """When `ago(then, now)` next says something else (a text that shows it is right until then)."""
+    seconds = max(0.0, (now - then).total_seconds())
+    step = 60 if seconds < 3600 else 3600 if seconds < 48 * 3600 else 86400
+    if seconds < 60:
+        return then + timedelta(seconds=60)
+    return then + timedelta(seconds=(int(seconds // step) + 1) * step)
 
 
 def _quoted(message: str | None) -> tuple[list[str], bool]:
@@ -334,15 +344,20 @@ def session_start(
     return Rendered(text, shown, omitted, handoff_chars, sections_shown, tuple(shown_ids))
 
 
-def similar_note(similar: Sequence[str], conflicts: Sequence[str]) -> str | None:
+def similar_note(
+    similar: Sequence[str], conflicts: Sequence[str], superseded_by: str | None = None
+) -> str | None:
     """What follows a fact's line at session start (and a hit in search): `(+2 similar: f_3, f_9)`,
-    `(may be contradicted by newer f_4)` (`conflicts`: newer facts shown before it). At most 3 ids
-    of each."""
+    `(may be contradicted by newer f_4)` (`conflicts`: newer facts shown before it), `(superseded?
+    see f_8)` (a newer change statement says it replaced what this one states). At most 3 ids of
+    each."""
     parts = []
     if similar:
         more = f", +{len(similar) - 3} more" if len(similar) > 3 else ""
         parts.append(f"+{len(similar)} similar: {', '.join(similar[:3])}{more}")
-    if conflicts:
+    if superseded_by:
+        parts.append(f"superseded? see {superseded_by}")
+    elif conflicts:
         parts.append(f"may be contradicted by newer {', '.join(conflicts[:3])}")
     return f"({'; '.join(parts)})" if parts else None
 
@@ -424,50 +439,3 @@ def quoted(item: Fact | Note) -> str:
     if len(text) > QUOTE_CHARS:
         text = text[: QUOTE_CHARS - 1] + "…"
     return inert(f"{item.id}{about} “{text}”")
-
-
-def remembered(
-    item: Fact | Note,
-    *,
-    duplicate: bool = False,
-    similar: Sequence[Fact | Note] = (),
-    conflicts: Sequence[Fact] = (),
-    superseded: Sequence[Fact] = (),
-) -> str:
-    """What remember_fact / remember_note answer (and the CLI, /api and the web UI say): the id
-    written, or the copy that made it unnecessary; the near duplicates and likely conflicts found,
-    quoted, with what to do about them. The model in the session decides."""
-    what = "fact" if isinstance(item, Fact) else "note"
-    kind = "" if isinstance(item, Fact) else f" ({item.kind})"
-    if duplicate:
-        same = "statement" if what == "fact" else "text"
-        where = f"{item.id}{kind} in space {item.space}"
-        lines = [f"Already remembered as {where} (the same {same}): nothing written."]
-        if what == "fact":
-            lines.append(f"To change it, revise_fact {item.id}.")
-    else:
-        lines = [f"Remembered {item.id}{kind} in space {item.space}."]
-    if similar and not duplicate:
-        shown = "; ".join(quoted(x) for x in similar[:3])
-        more = f" (+{len(similar) - 3} more)" if len(similar) > 3 else ""
-        first = similar[0].id
-        instead = f"revise_fact {first} instead" if what == "fact" else f"edit {first} instead"
-        lines.append(
-            f"Similar: {shown}{more} — if {item.id} says the same, forget {item.id} "
-            f'(reason "same as {first}") and next time {instead}; `lore tidy` can merge them.'
-        )
-    if conflicts:
-        shown = "; ".join(quoted(x) for x in conflicts[:3])
-        first = conflicts[0].id
-        lines.append(
-            f"Likely conflict: {shown} — if {item.id} replaces it, confirm with remember_fact again "
-            f'with supersedes="{first}" (nothing new is written); if {first} is still right, forget '
-            f"{item.id}; if both hold, nothing to do."
-        )
-    if superseded:
-        names = ", ".join(x.id for x in superseded)
-        lines.append(
-            f"Noted: {item.id} replaces {names}; session starts leave {names} out (kept in history and "
-            "search; `lore tidy` can merge or forget)."
-        )
-    return "\n".join(lines)

@@ -37,10 +37,18 @@ class Fact(Version):
     subject: str | None
     valid_from: datetime
     valid_to: datetime | None
+    # When this statement was made, if not when this version was recorded: a version that brings
+    # back an earlier statement (a tidy undo or redo) keeps that statement's time (migration 0020).
+    stated_at: datetime | None = None
 
     @property
     def id(self) -> str:
         return ids.fact(self.lineage)
+
+    @property
+    def stated(self) -> datetime:
+        """The fact's own time: what "newer" and "older" compare (docs/design.md, Facts)."""
+        return self.stated_at or self.recorded_at
 
 
 @dataclass(frozen=True)
@@ -130,9 +138,12 @@ class Handoff:
 
 def from_json(kind: type[T], data: Mapping[str, Any]) -> T:
     """A row from one JSON object of PostgreSQL's (`json_agg` of the same columns): timestamps
-    arrive as ISO strings and are read back as datetimes; every field must be present."""
+    arrive as ISO strings and are read back as datetimes; every field without a default must be
+    present."""
     values = {}
     for f in dataclasses.fields(kind):  # type: ignore[arg-type]
+        if f.name not in data and f.default is not dataclasses.MISSING:
+            continue
         value = data[f.name]
         if value is not None and "datetime" in str(f.type):
             value = datetime.fromisoformat(value)

@@ -7,11 +7,11 @@ it answers (`Snapshot`, one JSON document of the SQL function `lore_session_snap
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from lore.core import clients, envelope, inbox, render, similarity, stale
+from lore.core import clients, envelope, inbox, naming, render, similarity, stale
 from lore.core.config import Config
 from lore.core.rows import Fact, Handoff, InstructionSection, from_json
 from lore.core.session import SessionContext
@@ -76,6 +76,7 @@ class Snapshot:
     instructions: list[InstructionSection] = field(default_factory=list)
     superseded: frozenset[str] = frozenset()  # facts an agent said a newer one replaces
     expired: int = 0  # facts whose valid_to passed in the last 30 days (already hidden)
+    kept: tuple[frozenset[str], ...] = ()  # fact groups a person or an agent said to keep as they are
 
 
 def parse(document: Mapping[str, Any]) -> Snapshot:
@@ -97,6 +98,7 @@ def parse(document: Mapping[str, Any]) -> Snapshot:
         [from_json(InstructionSection, row) for row in document.get("instructions") or []],
         frozenset(document.get("superseded") or ()),
         int(document.get("expired") or 0),
+        tuple(frozenset(group) for group in document.get("kept") or ()),
     )
 
 
@@ -110,6 +112,7 @@ class Tidied:
     hidden: int  # copies folded away
     replaced: int  # left out: an agent said a newer fact replaces them
     paths_gone: int  # left out: they name files that are gone
+    folded: tuple[tuple[str, str], ...] = ()  # (a copy folded away, the fact it was folded into)
 
 
 def tidied(
@@ -124,7 +127,13 @@ def tidied(
     here = str(session.root)
     if check_paths:
         stale.forget_cache()
-    folder = similarity.Folder(_fact_text, conflicts=True)
+    texts: dict[int, similarity.Text] = {}
+
+    def text(fact: Fact) -> similarity.Text:
+        made = texts[fact.version_id] = _fact_text(fact)
+        return made
+
+    folder = similarity.Folder(text, conflicts=True)
     replaced = gone = used = 0
     for fact in ordered:
         if fact.id in snapshot.superseded:
@@ -138,16 +147,44 @@ def tidied(
             if max_chars is not None and used > max_chars:
                 break
     groups = folder.groups()
+    replaced_by = _superseded(groups, texts, snapshot.kept)
     notes = {}
     for g in groups:
-        note = render.similar_note([f.id for f in g.similar], [f.id for f in g.conflicts])
+        newer = replaced_by.get(g.item.lineage)
+        note = render.similar_note([f.id for f in g.similar], [f.id for f in g.conflicts], newer)
         if note:
             notes[g.item.lineage] = note
     hidden = sum(len(g.similar) for g in groups)
-    # A fact a newer one may contradict goes after the current ones (the budget cuts it first).
-    current = [g.item for g in groups if not g.conflicts]
-    doubtful = [g.item for g in groups if g.conflicts]
-    return Tidied([*current, *doubtful], notes, hidden, replaced, gone)
+    # A fact a newer one may contradict or have replaced goes after the current ones (the budget
+    # cuts it first).
+    current = [g.item for g in groups if not g.conflicts and g.item.lineage not in replaced_by]
+    doubtful = [g.item for g in groups if g.conflicts or g.item.lineage in replaced_by]
+    folded = tuple((f.id, g.item.id) for g in groups for f in g.similar)
+    return Tidied([*current, *doubtful], notes, hidden, replaced, gone, folded)
+
+
+def _superseded(
+    groups: list[similarity.Group[Fact]],
+    texts: Mapping[int, similarity.Text],
+    kept: tuple[frozenset[str], ...],
+) -> dict[int, str]:
+    """The facts shown that a newer change statement shown too says it replaced (lore.core.naming
+    .replaces), each with the newest such statement: lineage -> its id. Until an agent confirms it
+    (`supersedes`: then the older one is left out) or says both hold (a kept group), the older one
+    is marked rather than shown as true beside it."""
+    shown = [g.item for g in groups]
+    changes = [f for f in shown if texts[f.version_id].gone]
+    out: dict[int, str] = {}
+    for change in sorted(changes, key=lambda f: f.stated, reverse=True):
+        said = texts[change.version_id]
+        for old in shown:
+            if old.lineage in out or old.lineage == change.lineage or old.stated >= change.stated:
+                continue
+            if any({old.id, change.id} <= group for group in kept):
+                continue
+            if naming.replaces(said, texts[old.version_id]):
+                out[old.lineage] = change.id
+    return out
 
 
 def _fact_text(fact: Fact) -> similarity.Text:
@@ -162,7 +199,7 @@ def compose(
     budget = render.clamp_budget(config.session_start_max_chars, client)
     kept = tidied(snapshot, session, check_paths=check_paths, max_chars=budget)
     left_out = kept.hidden + kept.replaced + kept.paths_gone
-    return render.session_start(
+    out = render.session_start(
         kept.facts,
         space=session.space,
         workspace_name=session.workspace_name,
@@ -175,4 +212,5 @@ def compose(
         notes=kept.notes,
         ordered=True,
         tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
-    )
+    )  # what the record of it says was folded, apart from what the budget cut (lore.core.injection)
+    return replace(out, folded=tuple(x for x in kept.folded if x[1] in out.shown_ids))

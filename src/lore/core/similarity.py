@@ -29,6 +29,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Generic, TypeVar
 
+from lore.core import changes
+
 T = TypeVar("T")
 
 SIMILAR = 0.45  # shared content words (Jaccard) for a near duplicate about the same subject
@@ -110,6 +112,8 @@ class Text:
     settings: frozenset[str] = frozenset()  # names given a value with `=` (`DEBUG_SQL` in `DEBUG_SQL=1`)
     # Words written as an acronym (`CI`, `PR`, `AWS`): (the word as compared, its letters).
     acronyms: frozenset[tuple[str, str]] = frozenset()
+    # The words of the value a change statement says went away (`instead of Fly.io`: `fly.io`).
+    gone: frozenset[str] = frozenset()
 
     def current(self) -> Text:
         """A change statement as what it says is true now: a plain statement of the new value."""
@@ -189,7 +193,7 @@ class Text:
             if len(words) >= MAX_WORDS:
                 break
         about = _fold(subject).strip() if subject else None
-        now = _now(source, placed) if cues else None
+        now, gone = changes.read(source, placed) if cues or "(" in source else (None, frozenset[str]())
         return cls(
             key(text),
             frozenset(words),
@@ -202,33 +206,8 @@ class Text:
             tuple(w for w, _ in placed),
             frozenset(settings),
             frozenset(acronyms),
+            gone,
         )
-
-
-# Where a change statement names the value that went away: `from X to`, `instead of X`, `, not X`,
-# `; X was dropped` (the span of X). Read only in a text with a change word (CUES).
-_V = r"(?:[^.;,]|\.(?=[\w/]))"  # a value's characters: a dot only inside one (`fly.io`, `./x.sh`)
-_GONE = re.compile(
-    rf"\bfrom\s+(?P<a>{_V}+?)\s+to\b"
-    rf"|\binstead\s+of\s+(?P<b>{_V}+)"
-    rf"|,\s*not\s+(?P<c>{_V}+)"
-    rf"|(?:^|[;.]\s+|;)(?P<d>{_V}+?)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+"
-    r"(?:dropped|replaced|deprecated|removed)\b",
-    re.IGNORECASE,
-)
-# A change that names only where it went (`The dev server moved to port 3000`): every word is new.
-_ARRIVED = re.compile(r"\b(?:moved|switched|migrated|changed)\s+to\b", re.IGNORECASE)
-
-
-def _now(text: str, placed: list[tuple[str, int]]) -> frozenset[str] | None:
-    """What a change statement says is true now: its words less those of the value it says went
-    away; all of them when it names only where something went. None: lore cannot read it."""
-    spans = [found.span(name) for found in _GONE.finditer(text) for name in "abcd" if found.group(name)]
-    if spans:
-        gone = {w for w, at in placed if any(start <= at < end for start, end in spans)}
-        kept = {w for w, at in placed if not any(start <= at < end for start, end in spans)}
-        return frozenset(kept) if kept and gone - kept else None
-    return frozenset(w for w, _ in placed) if _ARRIVED.search(text) else None
 
 
 # A term: a word, or words joined by . - / : (`fly.io`, `make-test`, `src/app.py`, `test:ci`).
@@ -357,19 +336,22 @@ def _slot(a: Text, b: Text) -> bool:
     """One sentence with its slots filled differently: the same words in the same order but for
     short runs (at most SLOT_RUN words on each side) put in place of each other, with at least
     SLOT_SHARED words the same (`Bug in billing: a double charge …` / `Bug in auth: a crash …`,
-    `… level info` / `… level warning`). A restatement moves, adds or drops words."""
+    `… level info` / `… level warning`), or only the last word put in place of another after at
+    least 2 the same (`Install dependencies with npm` / `… with yarn`: what a sentence ends with is
+    its value). A restatement moves, adds or drops words."""
     if not a.order or not b.order:
         return False
     shared = 0
-    replaced = False
+    replaced = last = False
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a.order, b.order, autojunk=False).get_opcodes():
         if tag == "equal":
             shared += i2 - i1
         elif tag == "replace" and i2 - i1 <= SLOT_RUN and j2 - j1 <= SLOT_RUN:
             replaced = True
+            last = i2 - i1 == j2 - j1 == 1 and i2 == len(a.order) and j2 == len(b.order)
         else:
             return False
-    return replaced and shared >= SLOT_SHARED
+    return replaced and (shared >= SLOT_SHARED or (last and shared >= 2))
 
 
 @dataclass(frozen=True)
@@ -462,30 +444,3 @@ def _same_key(t: Text, texts: Sequence[Text], kept: Iterable[int]) -> list[int]:
     if t.words:
         return []
     return [j for j in kept if texts[j].key == t.key]
-
-
-@dataclass(frozen=True)
-class Verdict(Generic[T]):
-    """What a new item is to the items it was compared with: a copy of one (`same`), near
-    duplicates of some, likely conflicts with others (best match first in each)."""
-
-    same: T | None = None
-    similar: tuple[T, ...] = ()
-    conflicts: tuple[T, ...] = ()
-
-
-def classify(
-    new: Text, olds: Iterable[T], text: Callable[[T], Text], *, conflicts: bool = False
-) -> Verdict[T]:
-    """`new` against each of `olds` (the write-time check): the first copy found wins."""
-    similar: list[T] = []
-    clashing: list[T] = []
-    for old in olds:
-        found = relation(new, text(old), conflicts=conflicts)
-        if found == SAME:
-            return Verdict(old)
-        if found == SIMILAR_TO:
-            similar.append(old)
-        elif found == CONFLICTS:
-            clashing.append(old)
-    return Verdict(None, tuple(similar), tuple(clashing))

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from lore.core import probes
+
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _TOKEN = re.compile(r"(?<![\w~./-])(?:\./)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w~])/(?:[\w.-]+/)+[\w.-]+")
 EXTENSIONS = frozenset(
@@ -60,7 +62,7 @@ def repository_top(folder: str) -> str | None:
     """The nearest folder at or above `folder` holding `.git` (file or folder), or None."""
     path = Path(folder)
     for candidate in (path, *path.parents):
-        if os.path.lexists(candidate / ".git"):
+        if _lexists(str(candidate / ".git")):
             return str(candidate)
     return None
 
@@ -75,7 +77,7 @@ def bases(written_from: str | None, here: str | None) -> list[str]:
 def _bases(written_from: str | None, here: str | None) -> tuple[str, ...]:
     out: list[str] = []
     for folder in (written_from, repository_top(written_from) if written_from else None, here):
-        if folder and folder not in out and os.path.isdir(folder):
+        if folder and folder not in out and _isdir(folder):
             out.append(folder)
     return tuple(out)
 
@@ -84,7 +86,7 @@ def gone(
     text: str,
     written_from: str | None,
     here: str | None,
-    exists: Callable[[str], bool] = os.path.lexists,
+    exists: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """The paths `text` names inside its workspace that exist nowhere they could be relative to."""
     if "/" not in text:
@@ -93,6 +95,7 @@ def gone(
     places = bases(written_from, here) if tokens else []
     if not places:
         return []  # no path, or nothing to look in: cannot tell
+    exists = exists or _lexists
     missing = []
     for token in tokens:
         if token.startswith("/"):
@@ -101,10 +104,22 @@ def gone(
                 missing.append(token)
             continue
         first = token.split("/", 1)[0]
-        checked = [p for p in places if os.path.isdir(os.path.join(p, first))]
+        checked = [p for p in places if _isdir(os.path.join(p, first))]
         if checked and not any(exists(os.path.join(p, token)) for p in checked):
             missing.append(token)
     return missing
+
+
+def _lexists(path: str) -> bool:
+    found = os.path.lexists(path)
+    probes.note("exists", path, found)
+    return found
+
+
+def _isdir(path: str) -> bool:
+    found = os.path.isdir(path)
+    probes.note("isdir", path, found)
+    return found
 
 
 def forget_cache() -> None:

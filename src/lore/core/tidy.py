@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore.core import render, similarity
+from lore.core import naming, render, similarity
 from lore.core.inert import printable
 from lore.core.rows import Fact, Note
 
@@ -128,6 +128,7 @@ class Act:
             "source": self.source,
             "undone_at": self.undone_at.isoformat() if self.undone_at else None,
             "undo": None if self.undone_at else f"lore tidy undo {self.id}",
+            "redo": f"lore tidy redo {self.id}" if self.undone_at else None,
         }
 
 
@@ -143,10 +144,12 @@ class Report:
     usage_since: datetime | None  # the usage record's start (None: none yet)
     unused_checked: bool  # whether the record is old enough to call an item unused
     actions: list[Act] = field(default_factory=list)
+    # named as likely the same, not folded (lore.core.naming): pairs of facts, the newer first
+    maybe: list[Cluster] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not (self.duplicates or self.conflicts or self.stale)
+        return not (self.duplicates or self.conflicts or self.stale or self.maybe)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -154,6 +157,7 @@ class Report:
             "facts": self.facts,
             "notes": self.notes,
             "duplicates": [c.as_json() for c in self.duplicates],
+            "maybe_same": [c.as_json() for c in self.maybe],
             "conflicts": [c.as_json() for c in self.conflicts],
             "stale": [s.as_json() for s in self.stale],
             "expired": self.expired,
@@ -188,11 +192,12 @@ def build(
     usage_since: datetime | None = None,
     unused_checked: bool = False,
     actions: Sequence[Act] = (),
+    meaning: Mapping[tuple[int, int], float] | None = None,
 ) -> Report:
     """The report for `space`: `facts` and `notes` current, newest first; `kept` the groups said to
     keep apart; `superseded` item -> the newer fact an agent said replaces it; `gone` the paths an
     item names that are gone (None: not checked); `unused` the ids neither shown nor returned for
-    UNUSED_DAYS."""
+    UNUSED_DAYS; `meaning` the cosine of pairs of facts near each other (by lineage)."""
     superseded = superseded or {}
     duplicates: list[Cluster] = []
     conflicts: list[Conflict] = []
@@ -208,6 +213,10 @@ def build(
                 if superseded.get(older.id) == newer.id or _apart((newer.id, older.id), kept):
                     continue
                 conflicts.append(Conflict(Entry.of(newer), Entry.of(older)))
+    conflicts += _replaced(facts, conflicts, kept, superseded)
+    maybe = _maybe(
+        facts, meaning or {}, [*duplicates, *(Cluster((c.newer, c.older)) for c in conflicts)], kept
+    )
     stale: list[Stale] = []
     spare = set(unused)
     for item in every:
@@ -233,7 +242,62 @@ def build(
         usage_since,
         unused_checked,
         list(actions),
+        maybe,
     )
+
+
+def _maybe(
+    facts: Sequence[Fact],
+    meaning: Mapping[tuple[int, int], float],
+    listed: Sequence[Cluster],
+    kept: Sequence[frozenset[str]],
+) -> list[Cluster]:
+    """Pairs of facts named as likely the same (lore.core.naming.score) that no other list holds
+    together and no one said to keep: the newer first, the most alike pairs first."""
+    by_lineage = {f.lineage: f for f in facts}
+    together = [frozenset(e.id for e in c.items) for c in listed]
+    found: dict[frozenset[int], tuple[float, Fact, Fact]] = {}
+    for (x, y), cos in meaning.items():
+        a, b = by_lineage.get(x), by_lineage.get(y)
+        if a is None or b is None or frozenset((x, y)) in found:
+            continue
+        newer, older = (a, b) if (a.stated, a.lineage) > (b.stated, b.lineage) else (b, a)
+        pair = frozenset((newer.id, older.id))
+        if any(pair <= group for group in together) or _apart(pair, kept):
+            continue
+        verdict = naming.classify(_text(newer), [older], _text, conflicts=True, meaning=_always(cos))
+        if verdict.likely:
+            found[frozenset((x, y))] = (naming.score(_text(newer), _text(older), cos), newer, older)
+    ranked = sorted(found.values(), key=lambda t: (-t[0], t[1].lineage))
+    return [Cluster((Entry.of(newer), Entry.of(older))) for _, newer, older in ranked]
+
+
+def _always(value: float) -> Callable[[object], float]:
+    return lambda _: value
+
+
+def _replaced(
+    facts: Sequence[Fact],
+    listed: Sequence[Conflict],
+    kept: Sequence[frozenset[str]],
+    superseded: Mapping[str, str],
+) -> list[Conflict]:
+    """Older facts a change statement says it replaced (lore.core.naming.replaces) that the word
+    rule did not list as conflicts: the newer (the change) first."""
+    texts = {f.id: similarity.Text.of(f.statement, f.subject) for f in facts}
+    pairs = {(c.newer.id, c.older.id) for c in listed} | {(c.older.id, c.newer.id) for c in listed}
+    out = []
+    for change in facts:
+        if not texts[change.id].gone:
+            continue
+        for old in facts:
+            if old.id == change.id or old.stated >= change.stated or (change.id, old.id) in pairs:
+                continue
+            if superseded.get(old.id) == change.id or _apart((change.id, old.id), kept):
+                continue
+            if naming.replaces(texts[change.id], texts[old.id]):
+                out.append(Conflict(Entry.of(change), Entry.of(old)))
+    return out
 
 
 def _line(e: Entry) -> str:
@@ -259,6 +323,15 @@ def text(report: Report) -> str:
             out += [_line(e) for e in c.items]
             ids = " ".join(e.id for e in c.items)
             out.append(f"    merge: lore tidy merge {ids}   keep all: lore tidy keep {ids}")
+    if r.maybe:
+        out += [
+            "",
+            f"May say the same ({len(r.maybe)}): named, not folded; the newer first, kept by a merge.",
+        ]
+        for c in r.maybe:
+            out += [_line(e) for e in c.items]
+            ids = " ".join(e.id for e in c.items)
+            out.append(f"    the same: lore tidy merge {ids}   not the same: lore tidy keep {ids}")
     if r.conflicts:
         out += ["", f"Likely conflicts ({len(r.conflicts)}): the newer first."]
         for k in r.conflicts:
@@ -285,6 +358,6 @@ def text(report: Report) -> str:
             f"Unused items are not flagged: lore has recorded usage{since} (needs {UNUSED_DAYS} days).",
         ]
     if r.actions:
-        out += ["", "Recent tidy actions (lore tidy undo ID):"]
+        out += ["", "Recent tidy actions (lore tidy undo ID; an undone one: lore tidy redo ID):"]
         out += [f"  {a.id}: {a.describe()}" for a in r.actions[:10]]
     return "\n".join(out)

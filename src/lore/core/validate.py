@@ -60,6 +60,9 @@ def text(value: object, field: str, *, max_chars: int, required: bool = True) ->
     return stripped
 
 
+_MARKS = ("Sm", "Sc", "Sk")  # math, currency and modifier symbols: punctuation for this purpose
+
+
 def _visible(ch: str) -> bool:
     return not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Mn", "Me", "Zs", "Zl", "Zp")
 
@@ -90,9 +93,20 @@ def _reject_surrogates(value: str, field: str) -> None:
 
 
 def statement(value: object) -> str:
+    """A fact's statement: 1 to MAX_STATEMENT characters, not only punctuation (`-`, `...`, `—`, `+`:
+    it says nothing; `lore facts add -` once stored `-`). A letter, a digit or an emoji will do."""
     checked = text(value, "statement", max_chars=MAX_STATEMENT)
     assert checked is not None
     _reject_surrogates(checked, "statement")
+    if all(
+        unicodedata.category(ch)[0] == "P" or unicodedata.category(ch) in _MARKS
+        for ch in checked
+        if _visible(ch)
+    ):
+        raise InvalidInput(
+            f"statement {checked[:40]!r} is only punctuation: it says nothing.",
+            "Write the fact in words, e.g. 'CI runs on every push'.",
+        )
     return checked
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeGuard
 from urllib.parse import unquote, urlsplit
 
-from lore.core import files
+from lore.core import files, probes
 from lore.core.config import expand_user
 
 CLIENT_ENV_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "WORKSPACE_FOLDER_PATHS")
@@ -50,12 +50,15 @@ MAX_GIT_FILE = 256 * 1024
 def git_info(path: Path) -> GitInfo | None:
     """The git repository enclosing `path` (resolved), or None outside git. Reads files only."""
     start = Path(os.path.realpath(path))
+    probes.note("realpath", str(path), str(start))
     for directory in (start, *start.parents):
         dotgit = directory / ".git"
         try:
             mode = os.stat(dotgit).st_mode
         except OSError:
+            probes.note("mode", str(dotgit), None)
             continue
+        probes.note("mode", str(dotgit), mode & 0o170000)
         if stat.S_ISDIR(mode):
             return _describe(directory, dotgit)
         if stat.S_ISREG(mode):
@@ -156,6 +159,7 @@ def _describe(toplevel: Path, gitdir: Path) -> GitInfo:
 def _read_small(path: Path) -> str | None:
     """A git file's text: only a regular file, never waited on, at most MAX_GIT_FILE bytes (a larger
     one counts as unreadable); None when it cannot be read so."""
+    probes.note("stat", str(path), probes.ask("stat", str(path)))
     try:
         data = files.read_regular(path, MAX_GIT_FILE)  # its type checked before it is opened
     except OSError:  # missing, not a regular file, too large, unreadable

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
+from lore.core import outcomes
 from lore.core.errors import DatabaseError
 from lore.core.paths import data_dir
 
@@ -572,7 +573,7 @@ def initialised(env: Mapping[str, str] | None = None) -> bool:
 # server by itself (a running server reconnecting, a session-start hook, an agent's `lore mcp`).
 # A database stopped by a reboot has no such file and is started by the first session.
 HELD = "stopped-by-lore-db-stop"
-STOPPED_BY_USER = "The embedded database was stopped by `lore db stop`."
+STOPPED_BY_USER = outcomes.HELD  # the one wording (lore.core.outcomes): hooks, CLI and doctor
 
 
 def held(env: Mapping[str, str] | None = None) -> bool:
@@ -598,9 +599,7 @@ def start(env: Mapping[str, str] | None = None, timeout: float = 60, *, release:
             with contextlib.suppress(FileNotFoundError):
                 marker.unlink()
         elif os.path.lexists(marker):
-            raise DatabaseError(
-                STOPPED_BY_USER, "Run `lore db start` to use the memory again; lore reconnects by itself."
-            )
+            raise DatabaseError(STOPPED_BY_USER, outcomes.HELD_HINT)
         if not (pgdata / "PG_VERSION").exists():
             if pgdata.exists() and any(pgdata.iterdir()):
                 raise DatabaseError(

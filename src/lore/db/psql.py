@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lore.core.errors import StoreError
+from lore.db import literals
 from lore.db.embedded import bin_dir
 
 
@@ -27,9 +28,7 @@ def _command(url: str, variables: Mapping[str, str], timeout: float) -> tuple[li
     every local user can read (`ps`, /proc/<pid>/cmdline): it is taken out of the URL and passed as
     PGPASSWORD in the child's own environment, which only its user (and root) can read."""
     target, password = _password_apart(url)
-    args = [str(bin_dir() / "psql"), "-X", "-q", "-A", "-t"]
-    if target:
-        args += ["-d", target]
+    args = literals.psql_args(str(bin_dir() / "psql"), target)
     for name, value in {**variables, "timeout_ms": str(max(50, int(timeout * 1000)))}.items():
         args += ["-v", f"{name}={value}"]
     env = {
@@ -154,6 +153,7 @@ class PsqlPort:
     ended). `deadline` is a time.monotonic() by which everything must be done."""
 
     def __init__(self, url: str, *, deadline: float) -> None:
+        self.url = url
         self._deadline = deadline
         self._session = Session(url, {}, timeout=self._left())
         self._begun = False
@@ -163,13 +163,13 @@ class PsqlPort:
 
     def call(self, function: Any, *args: Any) -> Any:
         """`SELECT to_json(name(literal::type, ...))` (`function`: a lore.db.calls.Function)."""
-        values = ", ".join(literal(v, t) for v, t in zip(args, function.types, strict=True))
         head = ""
         if not self._begun:
             ms = max(50, int(self._left() * 1000))
             head = f"\\set ON_ERROR_STOP on\nBEGIN;\nSET LOCAL statement_timeout = {ms};\n"
             self._begun = True
-        return self._session.read(f"{head}SELECT to_json({function.name}({values}));", timeout=self._left())
+        statement = literals.call(function.name, function.types, *args)
+        return self._session.read(f"{head}{statement}", timeout=self._left())
 
     def commit(self) -> None:
         self._session.finish("COMMIT;\n" if self._begun else "", timeout=self._left())
@@ -179,32 +179,6 @@ class PsqlPort:
 
     def __exit__(self, *_: object) -> None:
         self._session.__exit__()
-
-
-def literal(value: Any, sql_type: str) -> str:
-    """`value` as a SQL literal of `sql_type` in a script: text and documents dollar-quoted (any text
-    at all stays one literal), numbers as numbers, lists as arrays."""
-    if value is None:
-        return f"NULL::{sql_type}"
-    if sql_type in ("jsonb", "json"):
-        return f"{dollar_quoted(json.dumps(value, ensure_ascii=False))}::{sql_type}"
-    if sql_type.endswith("[]"):
-        inner = sql_type[:-2]
-        return f"ARRAY[{', '.join(literal(v, inner) for v in value)}]::{sql_type}"
-    if isinstance(value, bool):
-        return f"{'true' if value else 'false'}::{sql_type}"
-    if isinstance(value, int):
-        return f"{int(value)}::{sql_type}"
-    return f"{dollar_quoted(str(value))}::{sql_type}"
-
-
-def dollar_quoted(text: str) -> str:
-    """`text` as a dollar-quoted SQL literal under a tag it does not contain (64 random bits): how a
-    document travels in a script (stdin), never in psql's arguments."""
-    tag = f"$h{os.urandom(8).hex()}$"
-    while tag in text:
-        tag = f"$h{os.urandom(8).hex()}$"
-    return f"{tag}{text}{tag}"
 
 
 _CONNINFO_PASSWORD = re.compile(r"(?:^|\s+)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
@@ -247,3 +221,8 @@ def _password_apart(url: str) -> tuple[str, str | None]:
             value = re.sub(r"\\(.)", r"\1", value[1:-1])
         return (url[: found.start()] + url[found.end() :]).strip(), value
     return url, None
+
+
+def has_password(url: str) -> bool:
+    """Whether `url` carries a password (which lore never writes into a file of its own)."""
+    return _password_apart(url)[1] is not None

@@ -62,6 +62,19 @@ CREATE FUNCTION public.lore_any_words(p_text text, p_chars integer DEFAULT 2000)
 $$;
 
 
+--
+-- Name: lore_facts_kept(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_facts_kept(p_spaces text[]) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce(json_agg(t.items ORDER BY t.id), '[]'::json) FROM tidy_actions t
+    WHERE t.space = ANY(p_spaces) AND t.action = 'keep' AND t.undone_at IS NULL
+      AND t.items[1] LIKE 'f\_%'
+$$;
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -84,9 +97,13 @@ CREATE TABLE public.facts (
     workspace text,
     client_name text,
     words tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, statement)) STORED,
+    embedding public.vector,
+    embedding_model text,
+    stated_at timestamp with time zone,
     CONSTRAINT facts_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from))),
     CONSTRAINT facts_check1 CHECK (((superseded_at IS NULL) OR (superseded_at >= recorded_at))),
     CONSTRAINT facts_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT facts_embedding_check CHECK (((embedding IS NULL) = (embedding_model IS NULL))),
     CONSTRAINT facts_space_check CHECK ((space ~ '^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/)?[A-Za-z0-9_.-]{1,64}$'::text)),
     CONSTRAINT facts_statement_check CHECK (((length(statement) >= 1) AND (length(statement) <= 1000))),
     CONSTRAINT facts_subject_check CHECK (((subject IS NULL) OR ((length(subject) >= 1) AND (length(subject) <= 200))))
@@ -108,7 +125,8 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND lower(x.subject) = lower(coalesce(about, prefer))
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY lower(x.subject), x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY lower(x.subject), coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC
+            LIMIT max_rows) AS l
         UNION ALL
         -- current belief: no subject (none when `about` asks for one)
         SELECT l.f, 1 FROM unnest(spaces) AS s(space), LATERAL (
@@ -117,7 +135,7 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND x.subject IS NULL
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC LIMIT max_rows) AS l
         UNION ALL
         -- current belief: the rest
         SELECT l.f, 2 FROM unnest(spaces) AS s(space), LATERAL (
@@ -126,14 +144,14 @@ CREATE FUNCTION public.lore_facts_ordered(spaces text[], prefer text DEFAULT NUL
               AND x.subject IS NOT NULL AND (prefer IS NULL OR lower(x.subject) <> lower(prefer))
               AND x.valid_from <= coalesce(valid_at, now())
               AND (x.valid_to IS NULL OR x.valid_to > coalesce(valid_at, now()))
-            ORDER BY x.recorded_at DESC, x.lineage DESC LIMIT max_rows) AS l
+            ORDER BY coalesce(x.stated_at, x.recorded_at) DESC, x.lineage DESC LIMIT max_rows) AS l
         UNION ALL
-        -- belief at a past moment: every fact then visible, sorted (as before)
-        SELECT v, CASE WHEN lower(v.subject) = lower(prefer) THEN 0 WHEN v.subject IS NULL THEN 1 ELSE 2 END
+        -- belief in the past: the general path
+        SELECT v AS f, CASE WHEN lower(v.subject) = lower(prefer) THEN 0 WHEN v.subject IS NULL THEN 1 ELSE 2 END
         FROM lore_facts_visible(spaces, as_of, valid_at, about) AS v
         WHERE as_of IS NOT NULL
     ) AS picked
-    ORDER BY picked.grp, (picked.f).recorded_at DESC, (picked.f).lineage DESC
+    ORDER BY picked.grp, coalesce((picked.f).stated_at, (picked.f).recorded_at) DESC, (picked.f).lineage DESC
     LIMIT max_rows
 $$;
 
@@ -427,6 +445,53 @@ $$;
 
 
 --
+-- Name: lore_memory_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        EXECUTE format('INSERT INTO memory_changes (space) SELECT DISTINCT %I FROM new_rows', TG_ARGV[0]);
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        EXECUTE format('INSERT INTO memory_changes (space) SELECT DISTINCT %I FROM old_rows', TG_ARGV[0]);
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: lore_memory_changes_trim(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_changes_trim(p_spaces text[]) RETURNS integer
+    LANGUAGE sql
+    AS $$
+    WITH old AS (
+        SELECT c.ctid FROM memory_changes c
+        WHERE c.space = ANY(p_spaces)
+          AND c.seq < (SELECT max(n.seq) FROM memory_changes n WHERE n.space = c.space)
+        LIMIT 1000 FOR UPDATE SKIP LOCKED
+    ), gone AS (DELETE FROM memory_changes WHERE ctid IN (SELECT ctid FROM old) RETURNING 1)
+    SELECT count(*)::integer FROM gone
+$$;
+
+
+--
+-- Name: lore_memory_stamp(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_memory_stamp(p_spaces text[]) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce(max(x.seq), 0) FROM unnest(p_spaces) AS s(space),
+        LATERAL (SELECT c.seq FROM memory_changes c WHERE c.space = s.space ORDER BY c.seq DESC LIMIT 1) x
+$$;
+
+
+--
 -- Name: lore_prompt_inbox(text, bigint, bigint, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -464,7 +529,7 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'facts', coalesce((
             SELECT json_agg(f) FROM (
                 SELECT lineage, version_id, space, recorded_at, superseded_at, source, workspace,
-                       statement, subject, valid_from, valid_to
+                       statement, subject, valid_from, valid_to, stated_at
                 FROM lore_facts_ordered(p_spaces, p_workspace, p_max_rows)) f), '[]'::json),
         'inbox', (SELECT inbox FROM counts),
         'unread', (SELECT unread FROM counts),
@@ -479,9 +544,65 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'superseded', coalesce((
             SELECT json_agg(DISTINCT x.item) FROM tidy_actions t, unnest(t.items) AS x(item)
             WHERE t.space = ANY(p_spaces) AND t.action = 'supersede' AND t.undone_at IS NULL), '[]'::json),
+        'kept', lore_facts_kept(p_spaces),
         'expired', (SELECT count(*) FROM facts f
                     WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to IS NOT NULL
                       AND f.valid_to <= now() AND f.valid_to > now() - interval '30 days'))
+$$;
+
+
+--
+-- Name: lore_session_start_again(text[], bigint, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_session_start_again(p_spaces text[], p_stamp bigint, r jsonb, retention_days integer) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF lore_memory_stamp(p_spaces) <> p_stamp THEN
+        RETURN NULL;
+    END IF;
+    RETURN lore_injection_record(r, retention_days);
+END $$;
+
+
+--
+-- Name: lore_session_start_read(text[], text, integer, text, text, integer, integer, text[], integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_session_start_read(p_spaces text[], p_workspace text, p_max_rows integer, p_space text, p_root text, p_handoff_hours integer, p_doing_max integer, p_skip text[], p_instructions_max integer) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT json_build_object(
+        'snapshot', lore_session_snapshot(p_spaces, p_workspace, p_max_rows, p_space, p_root,
+                                          p_handoff_hours, p_doing_max, p_skip, p_instructions_max),
+        'stamp', lore_memory_stamp(p_spaces),
+        'quiet', NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()))
+                 AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'transactionid'
+                                   AND l.pid IS DISTINCT FROM pg_backend_pid()),
+        'xmax', pg_snapshot_xmax(pg_current_snapshot())::text,
+        'next_change', (
+            SELECT min(t) FROM (
+                SELECT min(f.valid_from) AS t FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_from > now()
+                UNION ALL
+                SELECT min(f.valid_to) FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to > now()
+                UNION ALL
+                SELECT min(f.valid_to) + interval '30 days' FROM facts f
+                WHERE f.space = ANY(p_spaces) AND f.superseded_at IS NULL AND f.valid_to <= now()
+                  AND f.valid_to > now() - interval '30 days') x))
+$$;
+
+
+--
+-- Name: lore_snapshot_xmax(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_snapshot_xmax() RETURNS text
+    LANGUAGE sql
+    AS $$
+    SELECT pg_snapshot_xmax(pg_current_snapshot())::text
 $$;
 
 
@@ -853,6 +974,28 @@ CREATE TABLE public.mcp_sessions (
     seen_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT mcp_sessions_key_check CHECK ((length(key) <= 1200)),
     CONSTRAINT mcp_sessions_space_check CHECK ((length(space) <= 200))
+);
+
+
+--
+-- Name: memory_change_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.memory_change_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: memory_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.memory_changes (
+    space text NOT NULL,
+    seq bigint DEFAULT nextval('public.memory_change_seq'::regclass) NOT NULL
 );
 
 
@@ -1460,24 +1603,17 @@ CREATE INDEX facts_history ON public.facts USING btree (lineage, recorded_at);
 
 
 --
--- Name: facts_now_about; Type: INDEX; Schema: public; Owner: -
+-- Name: facts_hnsw_minilm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX facts_now_about ON public.facts USING btree (space, lower(subject), recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
-
-
---
--- Name: facts_now_general; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX facts_now_general ON public.facts USING btree (space, recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NULL));
+CREATE INDEX facts_hnsw_minilm ON public.facts USING hnsw (((embedding)::public.vector(384)) public.vector_cosine_ops) WHERE ((embedding_model = 'all-MiniLM-L6-v2-int8'::text) AND (superseded_at IS NULL));
 
 
 --
--- Name: facts_now_with_subject; Type: INDEX; Schema: public; Owner: -
+-- Name: facts_hnsw_potion; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX facts_now_with_subject ON public.facts USING btree (space, recorded_at DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+CREATE INDEX facts_hnsw_potion ON public.facts USING hnsw (((embedding)::public.vector(256)) public.vector_cosine_ops) WHERE ((embedding_model = 'potion-base-8M'::text) AND (superseded_at IS NULL));
 
 
 --
@@ -1485,6 +1621,34 @@ CREATE INDEX facts_now_with_subject ON public.facts USING btree (space, recorded
 --
 
 CREATE UNIQUE INDEX facts_one_current ON public.facts USING btree (lineage) WHERE (superseded_at IS NULL);
+
+
+--
+-- Name: facts_stated_about; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_about ON public.facts USING btree (space, lower(subject), COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+
+
+--
+-- Name: facts_stated_general; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_general ON public.facts USING btree (space, COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NULL));
+
+
+--
+-- Name: facts_stated_with_subject; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_stated_with_subject ON public.facts USING btree (space, COALESCE(stated_at, recorded_at) DESC, lineage DESC) WHERE ((superseded_at IS NULL) AND (subject IS NOT NULL));
+
+
+--
+-- Name: facts_unembedded; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX facts_unembedded ON public.facts USING btree (version_id) WHERE ((embedding IS NULL) AND (superseded_at IS NULL));
 
 
 --
@@ -1590,6 +1754,13 @@ CREATE INDEX markdown_sections_note ON public.markdown_sections USING btree (lin
 --
 
 CREATE INDEX mcp_sessions_seen_at ON public.mcp_sessions USING btree (seen_at);
+
+
+--
+-- Name: memory_changes_newest; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX memory_changes_newest ON public.memory_changes USING btree (space, seq DESC);
 
 
 --
@@ -1740,6 +1911,90 @@ CREATE TRIGGER edges_same_space BEFORE INSERT OR UPDATE ON public.edges FOR EACH
 
 
 --
+-- Name: facts facts_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_del AFTER DELETE ON public.facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: facts facts_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_ins AFTER INSERT ON public.facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: facts facts_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER facts_changed_upd AFTER UPDATE ON public.facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_del AFTER DELETE ON public.handoffs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_ins AFTER INSERT ON public.handoffs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: handoffs handoffs_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER handoffs_changed_upd AFTER UPDATE ON public.handoffs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_del AFTER DELETE ON public.markdown_sections REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_ins AFTER INSERT ON public.markdown_sections REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: markdown_sections markdown_sections_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER markdown_sections_changed_upd AFTER UPDATE ON public.markdown_sections REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: messages messages_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_del AFTER DELETE ON public.messages REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
+-- Name: messages messages_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_ins AFTER INSERT ON public.messages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
+-- Name: messages messages_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER messages_changed_upd AFTER UPDATE ON public.messages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('to_space');
+
+
+--
 -- Name: messages messages_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1754,6 +2009,48 @@ CREATE TRIGGER messages_thread BEFORE INSERT ON public.messages FOR EACH ROW EXE
 
 
 --
+-- Name: notes notes_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_del AFTER DELETE ON public.notes REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: notes notes_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_ins AFTER INSERT ON public.notes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: notes notes_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_changed_upd AFTER UPDATE ON public.notes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_del AFTER DELETE ON public.tasks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_ins AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tasks tasks_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_changed_upd AFTER UPDATE ON public.tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
 -- Name: tasks tasks_note_matches; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1765,6 +2062,27 @@ CREATE TRIGGER tasks_note_matches BEFORE INSERT OR UPDATE OF lineage, space ON p
 --
 
 CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OF status ON public.tasks FOR EACH ROW WHEN ((new.status = 'inbox'::text)) EXECUTE FUNCTION public.tasks_notify();
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_del AFTER DELETE ON public.tidy_actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_ins AFTER INSERT ON public.tidy_actions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: tidy_actions tidy_actions_changed_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tidy_actions_changed_upd AFTER UPDATE ON public.tidy_actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
 
 
 --

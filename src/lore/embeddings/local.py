@@ -27,6 +27,13 @@ BATCH = 16
 BATCH_TOKENS = 256
 
 
+# Loaded models, shared by every MiniLM of the process (a CLI command, a test or a benchmark building
+# several runtimes loads the model once; an ONNX session and a tokenizer are safe to share across
+# threads): (onnx file, tokenizer file, threads) -> (session, tokenizer).
+_LOADED: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+_LOADING = threading.Lock()
+
+
 class MiniLM:
     model = "all-MiniLM-L6-v2-int8"
     dim: int | None = 384
@@ -53,18 +60,30 @@ class MiniLM:
                 ) from exc
             onnx = self._onnx or _packaged_onnx()
             tok = self._tokenizer_path or model_dir("all-MiniLM-L6-v2", self._env) / "tokenizer.json"
-            check(onnx, MINILM_ONNX_SHA256)
-            check(tok, PINS["all-MiniLM-L6-v2"]["tokenizer.json"])
-            tokenizer = Tokenizer.from_file(str(tok))
-            tokenizer.enable_truncation(MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = int(self._env.get("LORE_EMBED_THREADS", "1"))
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            self._session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
-            self._tokenizer = tokenizer
-            _give_back_freed_memory()
+            threads = int(self._env.get("LORE_EMBED_THREADS", "1"))
+            with _LOADING:
+                loaded = _LOADED.get((str(onnx), str(tok), threads))
+                if loaded is None:
+                    loaded = _LOADED[(str(onnx), str(tok), threads)] = self._open(
+                        ort, Tokenizer, onnx, tok, threads
+                    )
+            self._session, self._tokenizer = loaded
+
+    @staticmethod
+    def _open(ort: Any, tokenizers: Any, onnx: Path, tok: Path, threads: int) -> tuple[Any, Any]:
+        """The ONNX session and the tokenizer, each file checked against its pin first."""
+        check(onnx, MINILM_ONNX_SHA256)
+        check(tok, PINS["all-MiniLM-L6-v2"]["tokenizer.json"])
+        tokenizer = tokenizers.from_file(str(tok))
+        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+        _give_back_freed_memory()
+        return session, tokenizer
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

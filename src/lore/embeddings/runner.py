@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -70,7 +70,30 @@ class Runner:
             raise EmbedderError("No embedder is configured (`none`).", "Set LORE_EMBEDDER to use vectors.")
         return self._call("batch", list(texts), timeout)
 
+    def soon(self, text: str) -> Callable[[float], list[float] | None]:
+        """Start embedding `text` now on the write lane (a write's own vector, made while its
+        transaction runs); the function returned waits for it at most that many seconds. Its None:
+        no embedder, busy, failed or too slow (the worker embeds the row later)."""
+        if self.embedder is None:
+            return lambda _: None
+        try:
+            future = self._begin("write", [text])
+        except EmbedderError:
+            return lambda _: None
+
+        def wait(timeout: float) -> list[float] | None:
+            try:
+                return self._wait(future, 1, timeout)[0]
+            except EmbedderError as exc:
+                log.info("a write's vector comes later: %s", exc.message)
+                return None
+
+        return wait
+
     def _call(self, lane: str, texts: list[str], timeout: float) -> list[list[float]]:
+        return self._wait(self._begin(lane, texts), len(texts), timeout)
+
+    def _begin(self, lane: str, texts: list[str]) -> Future[list[list[float]]]:
         embedder = self.embedder
         assert embedder is not None
         with self._lock:
@@ -90,6 +113,11 @@ class Runner:
                     future.set_exception(exc)
 
             threading.Thread(target=work, name=f"lore-embed-{lane}", daemon=True).start()
+        return future
+
+    def _wait(self, future: Future[list[list[float]]], count: int, timeout: float) -> list[list[float]]:
+        embedder = self.embedder
+        assert embedder is not None
         try:
             vectors = future.result(timeout=timeout)
         except FutureTimeout:
@@ -102,8 +130,8 @@ class Runner:
         except Exception as exc:  # a provider bug must not take a tool call down with it
             message = f"The embedder {embedder.model} failed: {exc!r}"
             raise EmbedderError(message, "See the server log.") from exc
-        if len(vectors) != len(texts):
-            raise EmbedderError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.", "")
+        if len(vectors) != count:
+            raise EmbedderError(f"The embedder returned {len(vectors)} vectors for {count} texts.", "")
         return vectors
 
     def close(self, wait: float = 2.0) -> None:

@@ -1,7 +1,7 @@
 """What every hook shares: the soft deadline, the marker that finds runs its agent killed, and failing
 open. A hook never breaks a session: every failure is an outcome (lore.core.outcomes) with one line in
 the hook log, one record (kept in the spool until a database takes it) and, where the agent reads the
-hook, one line for the agent (`on_failure`)."""
+hook, one line for the agent (`tell`)."""
 
 from __future__ import annotations
 
@@ -16,29 +16,24 @@ from lore.core import hooklog as log
 from lore.core import hookruns, outcomes, spool
 from lore.core.errors import DeadlinePassed
 from lore.core.outcomes import Outcome
+from lore.hooks.deadline import DEADLINE_RANGE, DEFAULT_DEADLINE, deadline
 from lore.service.events import records
 
-# Claude Code kills a hook at its timeout (5 s in our hooks.json); we give up well before.
-DEFAULT_DEADLINE = 0.9
-# LORE_HOOK_DEADLINE moves it, within these bounds, for a slow machine or a distant database.
-DEADLINE_RANGE = (0.2, 3.0)
+__all__ = [
+    "DEADLINE_RANGE",
+    "DEFAULT_DEADLINE",
+    "START_WAIT",
+    "Run",
+    "deadline",
+    "new_key",
+    "remaining",
+    "run",
+]
+
 # How long a session start may wait for the embedded database to come up (after a reboot or a
 # crash: recovery under a busy writer took 2-3 s here) when it has no earlier text to show: inside
 # the 5 s hook timeout lore installs, with room for the interpreter and the answer.
 START_WAIT = 4.2
-
-
-def deadline(env: Mapping[str, str]) -> float:
-    """The soft deadline in seconds: LORE_HOOK_DEADLINE if it is a number (held inside
-    DEADLINE_RANGE), else 0.9. A hook never fails on its own settings: anything else is 0.9."""
-    raw = env.get("LORE_HOOK_DEADLINE", "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_DEADLINE
-    except ValueError:
-        return DEFAULT_DEADLINE
-    if value != value:  # NaN
-        return DEFAULT_DEADLINE
-    return min(max(value, DEADLINE_RANGE[0]), DEADLINE_RANGE[1])
 
 
 def remaining(started: float, env: Mapping[str, str]) -> float:

@@ -27,7 +27,7 @@ from lore.core.outcomes import Outcome, agent_line
 from lore.core.paths import data_dir
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.hooks import gateway, guard, hosted
+from lore.hooks import gateway, guard
 from lore.service.events import prompt as use_case
 
 STATE_TTL = 14 * 24 * 3600  # state files of sessions idle this long are removed
@@ -72,6 +72,8 @@ def _run(run: guard.Run, shape: Callable[[str], str], raw: str) -> str:
     seen = _load(state_file)
     where = gateway.server(env)
     if where is not None:
+        from lore.hooks import hosted  # (with the capture side it needs: hosted mode's only)
+
         run.target = where.origin
         answer, marks = hosted.prompt(
             run, where, {"message": seen.get("message", 0), "task": seen.get("task", 0)}

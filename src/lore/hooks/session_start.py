@@ -10,19 +10,21 @@ the hook waits for the embedded database to come up within the client's hook tim
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lore.core import clients, lastgood
+from lore.core import clients, lastgood, probes
 from lore.core import hooklog as log
 from lore.core.config import load_config
 from lore.core.errors import HookFailure
 from lore.core.outcomes import Outcome, agent_line
 from lore.core.session import build
 from lore.core.workspace import WorkspaceSignal
-from lore.hooks import gateway, guard, hosted
+from lore.db import embedded, psql
+from lore.hooks import gateway, guard, quick
 from lore.service.events import session_start as use_case
 
 EVENT = "session-start"
@@ -52,8 +54,8 @@ def _run(run: guard.Run, adapter: clients.ClientHook, raw: str) -> str:
         raise HookFailure("the agent's hook input names no directory (cwd): lore cannot tell the workspace")
     run.workspace, run.session_id = hook_input.cwd, hook_input.session_id
     where = gateway.server(env)
-    said = _hosted(run, where) if where is not None else _local(run, hook_input.cwd)
-    if said.kind == "shown":
+    said = _hosted(run, where) if where is not None else _local(run, hook_input.cwd, adapter)
+    if said.kind == "shown" and not said.kept:
         lastgood.save(env, client, hook_input.cwd, said.text, said.space)
     elapsed = int((time.monotonic() - run.started) * 1000)
     log.append(client, EVENT, True, f"{said.kind}: {said.summary}, {len(said.text)} chars, {elapsed} ms", env)
@@ -66,9 +68,12 @@ class Said:
     kind: str  # the outcome
     space: str
     summary: str  # for the hook log
+    kept: bool = False  # kept already, with what the fast path needs
 
 
 def _hosted(run: guard.Run, where: gateway.Server) -> Said:
+    from lore.hooks import hosted  # (with the capture side it needs: hosted mode's only)
+
     run.target = where.origin
     answer = hosted.session_start(run, where)
     facts = f"{answer.shown} fact{'' if answer.shown == 1 else 's'} shown"
@@ -76,28 +81,31 @@ def _hosted(run: guard.Run, where: gateway.Server) -> Said:
     return Said(answer.text, answer.outcome, answer.space, summary)
 
 
-def _local(run: guard.Run, cwd: str) -> Said:
+def _local(run: guard.Run, cwd: str, adapter: clients.ClientHook) -> Said:
     env, client = run.env, run.client
-    config = load_config(env)
-    session = build(WorkspaceSignal(Path(cwd), "hook cwd"), config, env, client)
-    run.space = session.space
-    wait = 0.0 if lastgood.load(env, client, cwd) else guard.START_WAIT
-    with gateway.local_port(run, config, wait=wait) as port:
-        got = use_case.session_start(
-            port,
-            session,
-            config,
-            client,
-            via="hook",
-            session_id=run.session_id,
-            started=run.started,
-            event_key=guard.new_key(),
-        )
-        if got.record is not None:  # else psql ended with the failed call: nothing to commit
-            try:
-                port.commit()
-            except HookFailure as exc:
-                got = replace(got, record=None, failure=exc.message)
+    with probes.recording() as seen:
+        config = load_config(env)
+        if config.path is not None:
+            probes.note("stat", str(config.path), probes.ask("stat", str(config.path)))
+        session = build(WorkspaceSignal(Path(cwd), "hook cwd"), config, env, client)
+        run.space = session.space
+        wait = 0.0 if lastgood.load(env, client, cwd) else guard.START_WAIT
+        with gateway.local_port(run, config, wait=wait) as port:
+            got = use_case.session_start(
+                port,
+                session,
+                config,
+                client,
+                via="hook",
+                session_id=run.session_id,
+                started=run.started,
+                event_key=guard.new_key(),
+            )
+            if got.record is not None:  # else psql ended with the failed call: nothing to commit
+                try:
+                    port.commit()
+                except HookFailure as exc:
+                    got = replace(got, record=None, failure=exc.message)
     if got.record is None:
         log.append(client, "record", False, f"not recorded now ({got.failure}): kept in the spool", env)
         run.spool("record", str(got.row.get("event_key")), got.row)
@@ -106,7 +114,42 @@ def _local(run: guard.Run, cwd: str) -> Said:
     handoff = f", last session {out.handoff_chars} chars" if out.handoff_chars else ""
     counts = f"{out.shown} fact{'' if out.shown == 1 else 's'} shown, {out.omitted} cut{handoff}"
     summary = f"space {session.space} ({session.resolved.rule}): {counts}"
+    if got.record is not None and got.quiet and not psql.has_password(port.url):
+        quick.keep(
+            env,
+            client,
+            cwd,
+            text=got.text,
+            shaped=adapter.shape(got.text),
+            space=session.space,
+            summary=summary,
+            row=got.row,
+            spaces=list(session.readable),
+            stamp=got.stamp,
+            until=got.valid_until.timestamp() if got.valid_until else None,
+            url=port.url,
+            psql=str(embedded.bin_dir() / "psql"),
+            retention=config.retention_days,
+            seen=[*seen, *_code_probes()],
+        )
+        return Said(got.text, got.outcome.kind, session.space, summary, kept=True)
     return Said(got.text, got.outcome.kind, session.space, summary)
+
+
+def _code_probes() -> list[probes.Probe]:
+    """lore's own files that shape the text (loaded by now): a changed lore composes anew."""
+    names = (
+        "lore.core.render",
+        "lore.core.envelope",
+        "lore.core.inert",
+        "lore.core.lookalikes",
+        "lore.core.session_start",
+        "lore.core.outcomes",
+        use_case.__name__,
+        clients.__name__,
+    )
+    files = [getattr(sys.modules.get(name), "__file__", None) for name in names]
+    return [("stat", f, probes.ask("stat", f)) for f in files if f]
 
 
 def _told(run: guard.Run, outcome: Outcome) -> str:

@@ -233,6 +233,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             client=params.get("client"),
             since=params.get("since"),
             limit=int(limit) if limit.isdigit() else 0,
+            owner=state.user(),  # and the caller's records that have no space (a config error, a tie)
         )
         named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
         return JSONResponse({"records": [_record(r, named) for r in rows]})
@@ -240,7 +241,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
     @route("/api/log/{id}", ["GET"])
     async def injection_record(request: Request) -> Response:
         config, _env, _prefix = await state.scope()
-        row = await state.call(log.get, config.ids, request.path_params["id"])
+        row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
         named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
         return JSONResponse({"record": _record(row, named)})
 

@@ -21,6 +21,8 @@ class FactStored(TypedDict):
     similar: NotRequired[list[str]]  # near duplicates (revise one of them instead?)
     conflicts: NotRequired[list[str]]  # likely conflicts (revise, or confirm with `supersedes`)
     superseded: NotRequired[list[str]]  # what `supersedes` marked replaced
+    likely: NotRequired[list[str]]  # named as likely the same (not folded): forget the new one if so
+    replaces: NotRequired[list[str]]  # facts it may replace: confirm with `supersedes` if so
 
 
 class NoteStored(TypedDict):

@@ -13,12 +13,12 @@ from typing import Generic, TypeVar
 
 import psycopg
 
-from lore.core import render, similarity, validate
+from lore.core import advice, naming, render, similarity, validate
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.rows import Fact, Note
 from lore.core.session import SessionContext, Who
 from lore.core.timeline import When, parse_time
-from lore.service import retrieval
+from lore.service import checks, retrieval
 from lore.service.runtime import Runtime
 from lore.store import facts, notes, tidy
 
@@ -35,13 +35,17 @@ R = TypeVar("R", Fact, Note)
 class Remembered(Generic[R]):
     """A write's outcome: the item written, or the current copy that made writing unnecessary
     (`duplicate`: nothing written), with the near duplicates and likely conflicts the write-time
-    check found (docs/design.md, Duplicates and conflicts), and the facts it was said to replace."""
+    check found (docs/design.md, Duplicates and conflicts), and the facts it was said to replace.
+    `likely`: named as likely the same (not folded); `replaces`: facts this change statement likely
+    replaces (named until an agent confirms with `supersedes`)."""
 
     item: R
     duplicate: bool = False
     similar: tuple[R, ...] = ()
     conflicts: tuple[Fact, ...] = ()
     superseded: tuple[Fact, ...] = ()
+    likely: tuple[R, ...] = ()
+    replaces: tuple[Fact, ...] = ()
 
     @property
     def id(self) -> str:
@@ -51,14 +55,18 @@ class Remembered(Generic[R]):
     def space(self) -> str:
         return self.item.space
 
-    def text(self) -> str:
-        """What the writer is told (the same words for a tool, the CLI, /api and the web UI)."""
-        return render.remembered(
+    def text(self, caller: advice.Caller = advice.TOOL) -> str:
+        """What the writer is told, in its own terms (tool calls for an agent and /api, `lore`
+        commands at a terminal, buttons in the web UI): one wording, lore.core.advice."""
+        return advice.remembered(
             self.item,
             duplicate=self.duplicate,
             similar=self.similar,
             conflicts=self.conflicts,
             superseded=self.superseded,
+            likely=self.likely,
+            replaces=self.replaces,
+            caller=caller,
         )
 
     def structured(self) -> dict[str, object]:
@@ -71,6 +79,8 @@ class Remembered(Generic[R]):
             ("similar", self.similar),
             ("conflicts", self.conflicts),
             ("superseded", self.superseded),
+            ("likely", self.likely[: naming.NAMED_MAX]),
+            ("replaces", self.replaces[: naming.NAMED_MAX]),
         ):
             if items:
                 out[key] = [x.id for x in items]
@@ -78,14 +88,14 @@ class Remembered(Generic[R]):
 
 
 # The write-time check compares a new item with at most this many current items of its space: those
-# sharing the most words with it (lore.store.facts.alike / notes.alike).
-ALIKE = 20
+# sharing the most words with it (lore.store.facts.alike / notes.alike; facts also by meaning:
+# lore.service.checks).
+ALIKE = checks.ALIKE
 # Writes are checked only while this is true: bench/month_six.py turns it off for its "no check" row.
 CHECK_WRITES = True
 
 
-def fact_text(fact: Fact) -> similarity.Text:
-    return similarity.Text.of(fact.statement, fact.subject)
+fact_text = checks.fact_text
 
 
 def note_text(note: Note) -> similarity.Text:
@@ -117,14 +127,15 @@ def remember_fact(
     about, start, end = _fact_fields(subject, valid_from, valid_to)
     replaced = _fact_ids(supersedes, "supersedes")
     new = similarity.Text.of(text, about)
+    pending = checks.begin(rt, text) if CHECK_WRITES else None
 
     def write(conn: psycopg.Connection) -> Remembered[Fact]:
         with conn.transaction():
-            found: similarity.Verdict[Fact] = similarity.Verdict()
+            found: naming.Verdict[Fact] = naming.Verdict()
+            vector = None
             if CHECK_WRITES:
                 _one_at_a_time(conn, who.origin.space, "fact", new.key)
-                olds = facts.alike(conn, who.origin.space, text, limit=ALIKE)
-                found = similarity.classify(new, olds, fact_text, conflicts=True)
+                found, vector = checks.check_fact(conn, rt, who.origin.space, new, text, pending)
             copy = found.same
             if copy is not None and (start or copy.valid_from) == copy.valid_from and end == copy.valid_to:
                 item, duplicate = copy, True
@@ -138,13 +149,23 @@ def remember_fact(
                         valid_from=start,
                         valid_to=end,
                         allow_secret=allow_secret,
+                        vector=vector,
                     ),
                     False,
                 )
                 if copy is not None:  # the same words, other valid times: a new fact, named as similar
-                    found = similarity.Verdict(None, (copy, *found.similar), found.conflicts)
+                    found = naming.Verdict(None, (copy, *found.similar), found.conflicts, found.likely)
             gone = _supersede(conn, who, item, replaced) if replaced else ()
-            return Remembered(item, duplicate, found.similar, found.conflicts, gone)
+            confirmed = {x.id for x in gone}
+            return Remembered(
+                item,
+                duplicate,
+                found.similar,
+                tuple(x for x in found.conflicts if x.id not in confirmed),
+                gone,
+                found.likely,
+                tuple(x for x in found.replaces if x.id not in confirmed),
+            )
 
     return rt.transact(write)
 
@@ -199,11 +220,11 @@ def remember_note(
 
     def write(conn: psycopg.Connection) -> Remembered[Note]:
         with conn.transaction():
-            found: similarity.Verdict[Note] = similarity.Verdict()
+            found: naming.Verdict[Note] = naming.Verdict()
             if CHECK_WRITES:
                 _one_at_a_time(conn, who.origin.space, "note", new.key)
                 olds = notes.alike(conn, who.origin.space, f"{head or ''}\n{text}", limit=ALIKE)
-                found = similarity.classify(new, olds, note_text)
+                found = naming.classify(new, olds, note_text)
             if found.same is not None:
                 return Remembered(found.same, True)
             note = notes.remember(

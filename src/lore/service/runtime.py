@@ -25,6 +25,7 @@ import anyio
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from lore.core import outcomes
 from lore.core.clients import canonical
 from lore.core.config import Config, LiveConfig
 from lore.core.errors import ConfigError, Conflict, DatabaseError, LoreError, Refused
@@ -323,10 +324,7 @@ class Runtime:
         pool = self.pool()
         if self._embedded and embedded.held(self.env):  # `lore db stop`: say so, do not wait for it
             self._drop_pool(pool)
-            raise DatabaseError(
-                embedded.STOPPED_BY_USER,
-                "Run `lore db start` to use the memory again; lore reconnects by itself.",
-            )
+            raise DatabaseError(embedded.STOPPED_BY_USER, outcomes.HELD_HINT)
         wait = float(self.env.get("LORE_POOL_TIMEOUT", "10"))
         metrics.pool_use(waiting=1)
         try:

@@ -48,6 +48,7 @@ def report(rt: Runtime, space: str, *, here: str | None = None, check_paths: boo
             text = item.statement if isinstance(item, Fact) else item.body
             return stale.gone(text, item.workspace, here)
 
+        model = retrieval.retrieval(rt).runner.model
         return core.build(
             space,
             current,
@@ -60,6 +61,7 @@ def report(rt: Runtime, space: str, *, here: str | None = None, check_paths: boo
             usage_since=began,
             unused_checked=checked,
             actions=[_act(a) for a in audit.recent(conn, [space])],
+            meaning=facts.neighbours(conn, space, model) if model else None,
         )
 
     return rt.transact(load)
@@ -194,6 +196,62 @@ def undo(rt: Runtime, who: Who, action_id: object) -> Done:
     return done
 
 
+def redo(rt: Runtime, who: Who, action_id: object) -> Done:
+    """Do an undone act again, as a new act of the audit (the undone one stays as it was): a merge's
+    and a forget's items forgotten again (a merge's target given the merged statement again when
+    nothing changed it since the undo), a "keep" or a "supersede" standing again."""
+    number = _action_id(action_id)
+
+    def act(conn: psycopg.Connection) -> Done:
+        with conn.transaction():
+            row = audit.get(conn, [who.origin.space], number, lock=True)
+            if row.undone_at is None:
+                raise Refused(f"Tidy action {number} stands: nothing to redo.", "Undo it first.")
+            said: list[str] = []
+            items = list(row.items)
+            revised = None
+            if row.action == "merge" and row.revised is not None and row.target:
+                revised, line = _reapply(conn, who, row.target, row.revised)
+                said.append(line)
+            if row.action in ("merge", "forget"):
+                reason = f"merged into {row.target}" if row.action == "merge" else row.reason or "stale"
+                items = [x for x in items if _forget_again(conn, who, x, reason, said)]
+                if not items:
+                    raise Refused(f"Nothing of tidy action {number} is current to act on again.", "")
+            again = audit.record(
+                conn, who.origin, row.action, items, target=row.target, reason=row.reason, revised=revised
+            )
+        head = f"Redid tidy action {number} as {again.id}: {_act(again).describe()}"
+        return Done(again.id, f"{head}{''.join(f'; {s}' for s in said)}. Undo: lore tidy undo {again.id}")
+
+    return rt.transact(act)
+
+
+def _forget_again(conn: psycopg.Connection, who: Who, item: str, reason: str, said: list[str]) -> bool:
+    prefix, lineage = validate.item_id(item)
+    kind = facts if prefix == "f" else notes
+    if not kind.current(conn, [who.origin.space], [lineage]):
+        said.append(f"{item} is not current: left as it is")
+        return False
+    kind.forget(conn, who.origin, who.readable, lineage, reason)
+    return True
+
+
+def _reapply(conn: psycopg.Connection, who: Who, target: str, revised: int) -> tuple[int | None, str]:
+    """A merge's revision of `target` made again after its undo, unless the fact changed since the
+    undo reverted it (then it stays, and the answer says so): (the new version, what was done)."""
+    _, lineage = validate.item_id(target, expect="f")
+    versions = facts.history(conn, who.readable, lineage)
+    merged = next((v for v in versions if v.version_id == revised), None)
+    after = [v for v in versions if v.version_id > revised]
+    if merged is None or len(after) != 1 or after[0].superseded_at is not None:
+        return None, f"{target} changed since: its statement stays as it is"
+    _, new = facts.revise(
+        conn, who.origin, who.readable, lineage, statement=merged.statement, stated_at=merged.stated
+    )
+    return new.version_id, f"{target} says “{merged.statement}” again"
+
+
 def _revert(conn: psycopg.Connection, who: Who, target: str, revised: int) -> str:
     """A merge's revision of `target` undone: the version before it written again, unless the fact
     changed since (then it stays, and the answer says so)."""
@@ -205,7 +263,7 @@ def _revert(conn: psycopg.Connection, who: Who, target: str, revised: int) -> st
     before = next((v for v in reversed(versions) if v.version_id < revised), None)
     if before is None:
         return f"{target} keeps its statement"
-    facts.revise(conn, who.origin, who.readable, lineage, statement=before.statement)
+    facts.revise(conn, who.origin, who.readable, lineage, statement=before.statement, stated_at=before.stated)
     return f"{target} says “{before.statement}” again"
 
 

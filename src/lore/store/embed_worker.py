@@ -55,6 +55,12 @@ WHERE version_id = %s AND superseded_at IS NULL AND {guard}
 """
 
 
+def _stale_facts(conn: psycopg.Connection, model: str) -> int:
+    query = "SELECT count(*) FROM facts WHERE superseded_at IS NULL AND embedding_model IS DISTINCT FROM %s"
+    row = conn.execute(query, (model,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def pending_count(conn: psycopg.Connection, model: str | None, *, stale: bool) -> int:
     if stale:
         query = (
@@ -121,9 +127,47 @@ def embed_batch(
 
 
 def embed_pending(conn: psycopg.Connection, runner: Runner, limit: int = BATCH) -> int:
+    """Embed up to `limit` current notes without a vector, then as many facts (migration 0020)."""
     rows = conn.execute(_PENDING, (limit,)).fetchall()
     conn.commit()
-    return embed_batch(conn, runner, rows, replace=False)
+    done = embed_batch(conn, runner, rows, replace=False)
+    facts = conn.execute(_PENDING_FACTS, (limit,)).fetchall()
+    conn.commit()
+    return done + embed_facts(conn, runner, facts, replace=False)
+
+
+# Facts (migration 0020): the statement is the whole text; a write that could not embed it in time
+# left it without a vector.
+_PENDING_FACTS = """
+SELECT version_id, statement FROM facts WHERE embedding IS NULL AND superseded_at IS NULL
+ORDER BY version_id LIMIT %s
+"""
+_STALE_FACTS = """
+SELECT version_id, statement FROM facts
+WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s
+"""
+_FILL_FACT = """
+UPDATE facts SET embedding = %s::vector, embedding_model = %s
+WHERE version_id = %s AND superseded_at IS NULL AND {guard}
+"""
+
+
+def embed_facts(
+    conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
+) -> int:
+    """Embed fact versions (version_id, statement) and store their vectors; returns how many."""
+    model = runner.model
+    if model is None or not rows:
+        return 0
+    vectors = runner.batch([statement for _, statement in rows])  # no transaction open meanwhile
+    guard = sql.SQL("true" if replace else "embedding IS NULL")
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(
+            sql.SQL(_FILL_FACT).format(guard=guard),
+            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
+        )
+    return len(rows)
 
 
 def reindex(
@@ -141,7 +185,7 @@ def reindex(
         return 0
     # `everything`: compare with a model name no row carries, so every current row qualifies.
     against = "" if everything else model
-    total = pending_count(conn, against, stale=True)
+    total = pending_count(conn, against, stale=True) + _stale_facts(conn, against)
     conn.commit()
     done, last = 0, 0
     while True:
@@ -153,6 +197,14 @@ def reindex(
         last = rows[-1][0]
         if progress is not None:
             progress(done, total)
+    last = -1
+    while True:  # the facts (migration 0020): every one not of this model
+        rows = conn.execute(_STALE_FACTS, (against, last, batch)).fetchall()
+        conn.commit()
+        if not rows:
+            break
+        done += embed_facts(conn, runner, rows, replace=True)
+        last = rows[-1][0]
     return done
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
+from psycopg import sql
 from psycopg.rows import class_row, dict_row
 
 from lore.core import ids, secrets
@@ -18,14 +19,16 @@ from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Fact as Fact
 from lore.core.session import Origin
 from lore.core.timeline import When
+from lore.embeddings import to_pgvector
 from lore.store.versions import Versioned
 
 _SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
-    "recorded_at, superseded_at, source, workspace"
+    "recorded_at, superseded_at, source, workspace, stated_at"
 )
 NOW = When()  # current belief, valid now
+Vector = tuple[str, Sequence[float]]  # (the model that made it, the vector)
 VERSIONS = Versioned("facts", "fact", _COLUMNS, Fact, ids.fact, "fact_lineage_seq", "recall_facts", "revise")
 
 
@@ -38,12 +41,17 @@ def remember(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     allow_secret: bool = False,
+    vector: Vector | None = None,
 ) -> Fact:
+    """A new fact; `vector`: its statement's (model, vector) when the write made one (else the
+    embedding worker makes it later)."""
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     _check_interval(valid_from, valid_to)
-    fields = {"statement": statement, "subject": subject, "valid_to": valid_to}
+    fields: dict[str, object] = {"statement": statement, "subject": subject, "valid_to": valid_to}
     if valid_from is not None:  # else the column's default: now
         fields["valid_from"] = valid_from
+    if vector is not None:
+        fields["embedding_model"], fields["embedding"] = vector[0], to_pgvector(vector[1])
     with conn.transaction():
         return VERSIONS.insert(conn, origin, fields)
 
@@ -59,8 +67,10 @@ def revise(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     allow_secret: bool = False,
+    stated_at: datetime | None = None,
 ) -> tuple[Fact, Fact]:
-    """Close the current version of `lineage` and write the next; returns (old, new)."""
+    """Close the current version of `lineage` and write the next; returns (old, new). `stated_at`:
+    the new version brings back a statement made then (a reverted merge), not a new one."""
     secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
     if statement is None and subject is None and valid_from is None and valid_to is None:
         raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
@@ -75,6 +85,8 @@ def revise(
         _check_interval(new_from, new_to)
         stamp = VERSIONS.close(conn, old)
         fields = {"statement": text, "subject": about, "valid_from": new_from, "valid_to": new_to}
+        if stated_at is not None:
+            fields["stated_at"] = stated_at
         new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
     return old, new
 
@@ -88,7 +100,9 @@ def forget(
 
 def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:
     """Believe a forgotten fact again: its last version written anew as the current one (undoing a
-    merge or a forget from `lore tidy`). The forget_log row stays: the history shows both acts."""
+    merge or a forget from `lore tidy`), in its own place in time (`stated_at`: when that statement
+    was made, so it is not "newer" than what was said after it) and valid as it was. The forget_log
+    row stays: the history shows both acts."""
     with conn.transaction():
         versions = VERSIONS.history(conn, readable, lineage)
         if not versions:
@@ -106,6 +120,7 @@ def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], l
             "subject": last.subject,
             "valid_from": last.valid_from,
             "valid_to": last.valid_to,
+            "stated_at": last.stated,
         }
         return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
 
@@ -156,7 +171,7 @@ def page(
 _ALIKE = f"""SELECT {_COLUMNS} FROM facts f, lore_any_words(%(text)s) q
 WHERE f.space = %(space)s AND f.superseded_at IS NULL AND (f.valid_to IS NULL OR f.valid_to > now())
   AND CASE WHEN numnode(q) = 0 THEN f.words = ''::tsvector ELSE f.words @@ q END
-ORDER BY ts_rank(f.words, q, 8) DESC, f.recorded_at DESC, f.lineage DESC
+ORDER BY ts_rank(f.words, q, 8) DESC, coalesce(f.stated_at, f.recorded_at) DESC, f.lineage DESC
 LIMIT %(limit)s"""
 
 
@@ -179,11 +194,12 @@ def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[
 
 
 def everything(conn: psycopg.Connection, space: str) -> list[Fact]:
-    """Every current fact of `space` (believed now, whatever its valid time), newest first."""
+    """Every current fact of `space` (believed now, whatever its valid time), newest first (by its
+    own time: Fact.stated)."""
     with conn.cursor(row_factory=class_row(Fact)) as cur:
         cur.execute(
             f"SELECT {_COLUMNS} FROM facts WHERE space = %s AND superseded_at IS NULL "
-            "ORDER BY recorded_at DESC, lineage DESC",
+            "ORDER BY coalesce(stated_at, recorded_at) DESC, lineage DESC",
             (space,),
         )
         return cur.fetchall()
@@ -207,3 +223,72 @@ def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> N
             f"valid_to ({valid_to.isoformat()}) is not after valid_from ({valid_from.isoformat()}).",
             "Give a valid_to later than valid_from, or leave valid_to out (still true).",
         )
+
+
+# The current facts of a space (still true) nearest a vector of `model`, with their cosine: what the
+# write-time check compares a new fact with beside those sharing its words. Expression and predicate
+# match the model's partial HNSW index (migration 0020): model and dimension are literals.
+_NEAR = sql.SQL("""
+SELECT {columns}, 1 - (f.embedding::vector({dim}) <=> %(vector)s::vector({dim})) AS cosine
+FROM facts f
+WHERE f.embedding_model = {model} AND f.superseded_at IS NULL AND f.space = %(space)s
+  AND (f.valid_to IS NULL OR f.valid_to > now())
+ORDER BY f.embedding::vector({dim}) <=> %(vector)s::vector({dim})
+LIMIT %(limit)s
+""")
+
+
+def near(
+    conn: psycopg.Connection, space: str, vector: Sequence[float], model: str, *, limit: int = 10
+) -> list[tuple[Fact, float]]:
+    """Current facts of `space` nearest `vector` (of `model`), nearest first, with their cosine."""
+    statement = _NEAR.format(
+        columns=sql.SQL(", ".join(f"f.{c.strip()}" for c in _COLUMNS.split(","))),
+        dim=sql.Literal(len(vector)),
+        model=sql.Literal(model),
+    )
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            statement, {"vector": to_pgvector(vector), "space": space, "limit": limit}
+        ).fetchall()
+    return [(Fact(**{k: v for k, v in r.items() if k != "cosine"}), float(r["cosine"])) for r in rows]
+
+
+def vectors(conn: psycopg.Connection, version_ids: Sequence[int], model: str) -> dict[int, list[float]]:
+    """The vectors of `model` of some fact versions (those that have one), by version id."""
+    rows = conn.execute(
+        "SELECT version_id, embedding::text FROM facts WHERE version_id = ANY(%s) AND embedding_model = %s",
+        (list(version_ids), model),
+    ).fetchall()
+    return {int(v): [float(x) for x in text.strip("[]").split(",")] for v, text in rows}
+
+
+# Each current fact of a space with a vector of `model`, and its `k` nearest such facts (HNSW, migration
+# 0020), with their cosine: `lore tidy`'s candidates for "may say the same".
+_NEIGHBOURS = sql.SQL("""
+SELECT a.lineage, n.lineage, n.cosine FROM facts a
+CROSS JOIN LATERAL (
+    SELECT b.lineage, 1 - (b.embedding::vector({dim}) <=> a.embedding::vector({dim})) AS cosine
+    FROM facts b
+    WHERE b.embedding_model = {model} AND b.superseded_at IS NULL AND b.space = a.space
+      AND b.lineage <> a.lineage
+    ORDER BY b.embedding::vector({dim}) <=> a.embedding::vector({dim})
+    LIMIT %(k)s) AS n
+WHERE a.space = %(space)s AND a.superseded_at IS NULL AND a.embedding_model = {model}
+""")
+
+
+def neighbours(
+    conn: psycopg.Connection, space: str, model: str, *, k: int = 5
+) -> dict[tuple[int, int], float]:
+    """(lineage, a near lineage) -> their cosine, for the current facts of `space` embedded by `model`."""
+    row = conn.execute(
+        "SELECT vector_dims(embedding) FROM facts WHERE space = %s AND embedding_model = %s "
+        "AND superseded_at IS NULL LIMIT 1",
+        (space, model),
+    ).fetchone()
+    if row is None:
+        return {}
+    statement = _NEIGHBOURS.format(dim=sql.Literal(int(row[0])), model=sql.Literal(model))
+    rows = conn.execute(statement, {"space": space, "k": k}).fetchall()
+    return {(int(a), int(b)): float(cos) for a, b, cos in rows}

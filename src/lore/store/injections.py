@@ -95,7 +95,7 @@ def usage(conn: psycopg.Connection, spaces: Sequence[str], ids: Sequence[str]) -
 # The lines of a record's text that belong to an item: the line naming its id and, for a handoff (its
 # "Last session here" line names the note), the message lines it quotes (`> `) and its state line.
 _ITEM_LINES = (
-    r"^[^\n]*\m{id}\M[^\n]*(\n> [^\n]*)*"
+    r"^[^\n]*\m@id@\M[^\n]*(\n> [^\n]*)*"
     r"(\n(no uncommitted changes|[0-9]+ changed files?|Doing: )[^\n]*)?(\n|$)"
 )
 
@@ -104,11 +104,14 @@ def scrub(conn: psycopg.Connection, item: str) -> int:
     """`lore purge`: the item leaves the record (its id from every list, its lines from the texts:
     a handoff's quoted message lines too); returns how many records held it."""
     cur = conn.execute(
-        """UPDATE injections SET shown = array_remove(shown, %(item)s), cut = array_remove(cut, %(item)s),
+        """UPDATE injections SET shown = array_remove(shown, %(item)s),
+                  cut = ARRAY(SELECT c FROM unnest(cut) AS c  -- a fold `f_4>f_8` names it too
+                              WHERE c <> %(item)s AND split_part(c, '>', 1) <> %(item)s
+                                AND split_part(c, '>', 2) <> %(item)s),
                   instructions = array_remove(instructions, %(item)s),
-                  text = regexp_replace(text, replace(%(lines)s, '{id}', %(item)s), '', 'gn')
-           WHERE shown @> ARRAY[%(item)s] OR cut @> ARRAY[%(item)s] OR instructions @> ARRAY[%(item)s]
-              OR position(%(item)s IN text) > 0""",
+                  text = regexp_replace(text, replace(%(lines)s, '@id@', %(item)s), '', 'gn')
+           WHERE shown @> ARRAY[%(item)s] OR instructions @> ARRAY[%(item)s]
+              OR position(%(item)s IN array_to_string(cut, ' ')) > 0 OR position(%(item)s IN text) > 0""",
         {"item": item, "lines": _ITEM_LINES},
     )
     conn.execute(

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from lore.core import ids, injection, ranking, render, validate
+from lore.core import advice, ids, injection, ranking, render, validate
 from lore.core.rows import Fact, Note
 from lore.core.session import Acting
 from lore.core.timeline import parse_time
@@ -79,17 +79,18 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     current = versions[-1] if versions[-1].superseded_at is None else None
     used = await ui.state.call(log.usage, viewer.ids, [versions[-1].id])
     merged = await ui.state.call(tidy.merged_into, viewer.ids, versions[-1].id)
-    said, similar, conflicts = _said(request.query_params)
+    said, found = _said(request.query_params)
     checked = None
     if said is not None:
         named = await ui.state.call(
-            memory.current_facts, viewer.ids, [int(x[2:]) for x in [*similar, *conflicts]]
+            memory.current_facts, viewer.ids, [int(x[2:]) for xs in found.values() for x in xs]
         )
-        checked = render.remembered(
+        listed = {k: [named[int(x[2:])] for x in xs if int(x[2:]) in named] for k, xs in found.items()}
+        checked = advice.remembered(
             versions[-1],
             duplicate=said == "duplicate",
-            similar=[named[int(x[2:])] for x in similar if int(x[2:]) in named],
-            conflicts=[named[int(x[2:])] for x in conflicts if int(x[2:]) in named],
+            caller=advice.WEB,
+            **listed,
         )
     return ui.page(
         request,
@@ -120,23 +121,31 @@ async def fact_add(ui: UI, request: Request, viewer: Viewer) -> Response:
         form.get("statement"),
         subject=form.get("subject") or None,
     )
-    found = {"similar": done.similar, "conflicts": done.conflicts}
+    found = {
+        "similar": done.similar,
+        "conflicts": done.conflicts,
+        "likely": done.likely,
+        "replaces": done.replaces,
+    }
     found_ids = "".join(f"&{k}={','.join(x.id for x in v)}" for k, v in found.items() if v)
     said = "duplicate" if done.duplicate else "remembered"
     return RedirectResponse(f"/facts/{done.id}?said={said}{found_ids}", 303)
 
 
-def _said(params: Mapping[str, str]) -> tuple[str | None, list[str], list[str]]:
-    """What a fact's page says after the add form: `said` and the ids the check named (checked ids
-    only: the page fetches and quotes the facts themselves, never text from the URL)."""
+NAMED = ("similar", "conflicts", "likely", "replaces")  # what the check names, as the URL carries it
+
+
+def _said(params: Mapping[str, str]) -> tuple[str | None, dict[str, list[str]]]:
+    """What a fact's page says after the add form: `said` and the ids the check named, by kind
+    (checked ids only: the page fetches and quotes the facts themselves, never text from the URL)."""
     said = params.get("said")
     if said not in ("duplicate", "remembered"):
-        return None, [], []
+        return None, {}
 
     def ids_of(key: str) -> list[str]:
         return [x for x in params.get(key, "").split(",")[:10] if ids.match(x, "f")]
 
-    return said, ids_of("similar"), ids_of("conflicts")
+    return said, {key: ids_of(key) for key in NAMED}
 
 
 async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:

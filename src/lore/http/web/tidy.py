@@ -31,7 +31,7 @@ async def tidy_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 
 async def tidy_act(ui: UI, request: Request, viewer: Viewer) -> Response:
-    """One form for every act: `act` (merge, keep, forget, undo) and its fields."""
+    """One form for every act: `act` (merge, keep, forget, undo, redo) and its fields."""
     space_id = viewer.space_id(request.query_params.get("space"))
     form = await ui.form(request)
     who = acting(viewer, space_id)
@@ -44,8 +44,8 @@ async def tidy_act(ui: UI, request: Request, viewer: Viewer) -> Response:
         done = await ui.state.call(tidy.keep, who, items)
     elif act == "forget":
         done = await ui.state.call(tidy.forget, who, items, form.get("reason") or None)
-    elif act == "undo":
-        done = await ui.state.call(tidy.undo, who, form.get("action"))
+    elif act in ("undo", "redo"):
+        done = await ui.state.call(tidy.undo if act == "undo" else tidy.redo, who, form.get("action"))
     else:
         raise InvalidInput(f"Unknown act {act[:40]!r}.", "Use the buttons of the Tidy page.")
     return RedirectResponse(f"/tidy?space={quote(viewer.name(space_id), safe='')}&act={done.action}", 303)

@@ -11,7 +11,6 @@ from typing import Any
 from lore.core import injection, spool
 from lore.core.outcomes import Outcome
 from lore.db.calls import RECORD, Port
-from lore.service.events import session_end
 
 
 def record(port: Port, row: Mapping[str, Any], retention_days: int) -> int:
@@ -25,6 +24,8 @@ def deliver(port: Port, entry: spool.Entry, retention_days: int) -> None:
     if entry.kind == "record":
         record(port, entry.payload, retention_days)
     elif entry.kind == "handoff":
+        from lore.service.events import session_end  # (its capture side is not every hook's to import)
+
         session_end.store(port, entry.payload)
     else:
         raise ValueError(f"a spooled write of an unknown kind {entry.kind!r}")

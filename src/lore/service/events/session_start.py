@@ -5,12 +5,19 @@ hook's `/api/hooks/session-start`, `lore session-start` and the web UI call this
 outcome too (`nothing`): the agent reads one line saying lore is there, and it is recorded like the
 rest. The record is written after the text is made; a record that cannot be written is handed back (`row`,
 with `record` None) for the caller to keep in the spool, never at the cost of the text.
+
+With the text comes what a caller needs to show it again without composing it (the local hook's
+fast path, lore.hooks.quick): the memory stamp of the spaces read, whether the read saw no other
+transaction in progress (`quiet`: only then may the text be kept), and until when it stays right
+with no write at all (`valid_until`: a fact's validity starting or ending, the "how long ago" of
+the last session changing, that session growing too old to show).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from lore.core import injection, render
@@ -19,7 +26,7 @@ from lore.core.errors import LoreError, StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome, agent_line
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot, compose, parse, request
-from lore.db.calls import RECORD, SNAPSHOT, Port
+from lore.db.calls import RECORD, START_READ, TRIM, XMAX, Port
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,9 @@ class Started:
     row: dict[str, Any]  # its record, as written (or to be kept in the spool when that failed)
     record: int | None = None  # the record's id (`lore log show ID`); None: not written
     failure: str | None = None  # why it could not be written
+    stamp: int = 0  # the memory stamp of the spaces read (migration 0023)
+    quiet: bool = False  # no other transaction was in progress when it was read
+    valid_until: datetime | None = None  # when it would change with no write (None: not by time)
 
     @property
     def total(self) -> int:
@@ -53,10 +63,10 @@ def session_start(
     the caller began (time.monotonic), for the record's duration; `check_paths`: facts naming files
     that are gone are left out (only where the session's paths are this machine's)."""
     started = time.monotonic() if started is None else started
-    document = port.call(SNAPSHOT, *request(session, config, client).arguments())
-    if document is None:
+    read = port.call(START_READ, *request(session, config, client).arguments())
+    if read is None or read.get("snapshot") is None:
         raise StoreError(SCHEMA_OLDER)
-    snap = parse(document)
+    snap = parse(read["snapshot"])
     out = compose(snap, session, config, client, check_paths=check_paths)
     budget = render.clamp_budget(config.session_start_max_chars, client)
     duration = int((time.monotonic() - started) * 1000)
@@ -90,8 +100,25 @@ def session_start(
             duration_ms=duration,
             event_key=event_key,
         )
+    stamp, quiet = int(read.get("stamp") or 0), bool(read.get("quiet"))
+    until = _valid_until(read.get("next_change"), snap, config)
     try:
         made = port.call(RECORD, row, config.retention_days)
+        port.call(TRIM, list(session.readable))
+        quiet = quiet and port.call(XMAX) == read.get("xmax")  # no transaction ended since the read
     except LoreError as exc:
-        return Started(text, out, snap, outcome, row, None, exc.message)
-    return Started(text, out, snap, outcome, row, int(made))
+        return Started(text, out, snap, outcome, row, None, exc.message, stamp, False, until)
+    return Started(text, out, snap, outcome, row, int(made), None, stamp, quiet, until)
+
+
+def _valid_until(next_change: object, snap: Snapshot, config: Config) -> datetime | None:
+    """The first moment the text would read otherwise with no write: a fact's valid time reached
+    (the database's `next_change`), the last session's "how long ago" moving on, or it growing older
+    than `session_start.handoff_max_age_hours`."""
+    times = [datetime.fromisoformat(next_change)] if isinstance(next_change, str) else []
+    last = snap.last
+    if last is not None:
+        then = last.handoff.updated_at
+        times.append(render.ago_changes(then, last.now))
+        times.append(then + timedelta(hours=max(0, config.handoff_max_age_hours)))
+    return min(times) if times else None

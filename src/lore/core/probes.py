@@ -1,0 +1,60 @@
+"""What a session start looked at on this machine's disk, so a text composed once can be shown again
+only while the disk says the same (docs/design.md, Agent events, "Speed"): the config file, the
+workspace's git files, the paths that facts name. While `recording()` is active, the readers that
+matter (lore.core.workspace, lore.core.stale, the config loader) note each probe and its answer;
+`still(probes)` asks them again. Standard library only, a system call per probe: the hook's fast path
+runs it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+Probe = tuple[str, str, object]  # (kind, path, answer)
+_active: list[Probe] | None = None
+
+
+@contextmanager
+def recording() -> Iterator[list[Probe]]:
+    global _active
+    previous, _active = _active, []
+    try:
+        yield _active
+    finally:
+        _active = previous
+
+
+def note(kind: str, path: str, answer: object) -> None:
+    """One probe and its answer, when recording (else nothing)."""
+    if _active is not None:
+        _active.append((kind, path, answer))
+
+
+def ask(kind: str, path: str) -> object:
+    """The answer to a probe now: `exists` (lexists), `isdir`, `mode` (the file type, None when
+    missing), `stat` ((mtime_ns, size, inode), None when missing), `realpath`."""
+    if kind == "exists":
+        return os.path.lexists(path)
+    if kind == "isdir":
+        return os.path.isdir(path)
+    if kind == "realpath":
+        return os.path.realpath(path)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if kind == "mode":
+        return info.st_mode & 0o170000
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
+
+
+def still(probes: Sequence[Sequence[object]]) -> bool:
+    """Whether every probe answers as it did."""
+    for kind, path, answer in probes:
+        now = ask(str(kind), str(path))
+        if isinstance(now, tuple):
+            now = list(now)
+        if now != answer:
+            return False
+    return True
