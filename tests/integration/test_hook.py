@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from support import cli, envelope
+from unit.test_envelope import SHAPES
 from unit.test_hook_imports import HEAVY, hook_imports
 
 from lore.core import render
@@ -264,8 +265,6 @@ def test_no_shape_of_a_closing_tag_closes_what_the_real_hook_prints(
     facts holding each shape the round-3 rule let through (look-alike letters and brackets, HTML
     references, 100 zero-width spaces) as statement and subject. What each client gets holds exactly
     its envelope's two tags as a reader reads it, in its own fence."""
-    from unit.test_envelope import SHAPES
-
     work, env = setup
     here = Origin("work", "t", str(work))
     for n, (shape, _fence) in enumerate(SHAPES):
