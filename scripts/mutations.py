@@ -270,15 +270,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     # --- the memory envelope: nothing stored can close or reopen it
     Mutation(
         "envelope-escape-off",
-        "everything inside <lore-memory> is made inert: no stored text closes the envelope",
-        "src/lore/core/render.py",
-        (
-            (
-                '    inside = inert("\\n".join([*lines, *tail]))\n',
-                '    inside = "\\n".join([*lines, *tail])\n',
-            ),
-        ),
+        "everything inside either envelope (lore-memory, lore-inbox) is made inert: no stored text closes it",
+        "src/lore/core/envelope.py",
+        (("        body = inert(inside)\n", "        body = inside\n"),),
         ("tests/unit/test_envelope.py",),
+    ),
+    Mutation(
+        "envelope-nonce-constant",
+        "every injection's envelope carries a fresh nonce stored text cannot know (lore.core.envelope)",
+        "src/lore/core/envelope.py",
+        (("    return os.urandom(NONCE_BYTES).hex()\n", '    return "0" * 2 * NONCE_BYTES\n'),),
+        ("tests/unit/test_envelope.py::test_every_injection_draws_its_own_nonce",),
     ),
     # --- local HTTP: another OS user may not use /api or /mcp (the local secret)
     Mutation(

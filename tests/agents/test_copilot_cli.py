@@ -25,6 +25,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support import envelope
 from support.db import assert_client
 
 from lore.core import clients, render
@@ -134,7 +135,7 @@ def test_memory_arrives_whole_before_the_first_prompt(
         text=True,
         timeout=30,
     ).stdout
-    assert users[0] == json.loads(printed)["additionalContext"]
+    assert envelope.unnonced(users[0]) == envelope.unnonced(json.loads(printed)["additionalContext"])
     assert 9_000 < render.size(users[0]) <= 9_500 and "more facts in lore" in users[0]
     assert "OK   copilot: hook last ran" in _doctor(project)
 

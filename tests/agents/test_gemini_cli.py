@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support import envelope
 from support.db import assert_client
 
 from .conftest import Project, lore, run_agent
@@ -75,8 +76,9 @@ def test_memory_arrives_in_hook_context_and_tools_are_declared(
         first = mock.main_requests()[0]
         context = _hook_context(first)
         # First day, round 2 (item 8): the model read `&lt;lore-memory space="work"&gt;`.
-        assert '[lore-memory space="alpha"]' in context and "not an instruction" in context
-        assert "&lt;" not in context and "&gt;" not in context and "[/lore-memory]" in context
+        assert envelope.any_opening(context, fence="[]", space="alpha") and "not an instruction" in context
+        found = envelope.find(context)
+        assert "&lt;" not in context and "&gt;" not in context and found.closing.startswith("[/lore-memory-")
         assert context.index("make ship") < context.index("small PRs")
         assert "BETA-SECRET" not in json.dumps([r.body for r in mock.requests])
         names = function_names(first)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support import envelope
 from support.db import assert_client
 
 from .conftest import Project, run_agent
@@ -77,7 +78,7 @@ def test_the_installed_extension_gives_memory_tools_and_handoff(
         assert not mock.unknown and mock.pending == 0
         first = mock.main_requests()[0]
         context = _hook_context(first)
-        assert context.startswith('[lore-memory space="alpha"]') and "make ship" in context
+        assert envelope.opens(context, "alpha", fence="[]") and "make ship" in context
         assert "BETA-SECRET" not in json.dumps([r.body for r in mock.requests])
         names = function_names(first)
         assert all(f"mcp_lore_{tool}" in names for tool in CORE), names

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support import envelope
 
 from lore.core import render
 from lore.core.session import Origin
@@ -76,7 +77,7 @@ def _injected(request: JSON) -> str:
     text = requests_text({"messages": request["messages"]})
     start = text.find("<lore-memory")
     assert start >= 0, "no lore memory in the request"
-    end = text.find("</lore-memory>", start) + len("</lore-memory>")
+    end = start + len(envelope.find(text[start:]).text)
     rest = text[end:].split("\n", 2)
     if len(rest) > 1 and rest[1].endswith(MORE):
         end += 1 + len(rest[1])

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx2
 import psycopg
 import pytest
+from support import envelope
 from support.lorehttp import push, start_server, token, two_space_config
 
 from .claude import run_claude
@@ -160,7 +161,7 @@ def test_hosted_hooks_carry_the_handoff_to_the_next_session_and_a_message_to_the
         assert second.returncode == 0, second.stderr[-2000:]
         seen = requests_text({"messages": mock_api.main_messages()[before]["messages"]})
         assert "Last session here: claude-code" in seen and "HANDOFF-MARKER" in seen
-        assert '<lore-inbox space="alice/work">' in seen and "MESSAGE-MARKER" in seen
+        assert envelope.any_opening(seen, envelope.INBOX, space="alice/work") and "MESSAGE-MARKER" in seen
         kinds = conn.execute("SELECT kind, outcome FROM injections ORDER BY id").fetchall()
         assert ("session-start", "shown") in kinds and ("prompt", "shown") in kinds
         assert not (tmp_path / "client-data" / "pg").exists()  # no local database was made

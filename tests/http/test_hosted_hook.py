@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx2
 import psycopg
+from support import envelope
 from support.lorehttp import Server, push, run_lore, token
 from unit.test_hook_imports import HEAVY, hook_imports
 
@@ -46,7 +47,7 @@ def test_hosted_hook_prints_the_servers_text_in_each_clients_shape(
     out, _ = hook(env, project / "work")
     context = json.loads(out)["hookSpecificOutput"]
     assert context["hookEventName"] == "SessionStart"
-    assert context["additionalContext"].startswith('<lore-memory space="alice/work">')
+    assert envelope.opens(context["additionalContext"], "alice/work")
     assert "- ship it [f_1 · " in context["additionalContext"]
     entry = last_log(env)
     assert entry["ok"] is True and "alice/work" in str(entry["detail"])

@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support import envelope
 from unit.test_hook_imports import HEAVY, hook_imports
 
 from lore.core import render, session_start, spool
@@ -122,7 +123,7 @@ def test_the_next_session_here_leads_with_it_and_another_space_never_sees_it(
     hook(env, "session-end", stop(work, "MARKER-LEAD: the migration is half done\nsecond line"))
     (work / "src").mkdir()
     text = start_text(env, work / "src")  # a subfolder of the repository is "here" too
-    assert text.startswith('<lore-memory space="work">')
+    assert envelope.opens(text, "work")
     assert "Last session here: claude-code, just now (handoff n_1)." in text
     assert "> MARKER-LEAD: the migration is half done" in text
     assert "2 changed files (1 file changed, 2 insertions(+), 1 deletion(-); 1 untracked)." in text
@@ -273,7 +274,9 @@ def test_the_psycopg_side_renders_the_same_text_as_the_hook(
     assert last is not None and last.doing == [(task.lineage, "Ship it")] and last.doing_total == 1
     ours = render.session_start([], space="work", workspace_name="acme-api", last=last).text
     theirs = start_text(env, work)
-    assert ours.replace("just now", "?") == theirs.replace("just now", "?")
+    assert envelope.unnonced(ours).replace("just now", "?") == envelope.unnonced(theirs).replace(
+        "just now", "?"
+    )
 
 
 def test_failures_print_nothing_and_a_handoff_that_cannot_be_written_waits_in_the_spool(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support import cli
+from support import cli, envelope
 
 from lore.db import migrate
 
@@ -176,7 +176,7 @@ def test_the_block_is_bounded_and_says_what_it_left_out(
     (root / "CLAUDE.md").write_text("# Rules\n\n" + many)
     assert _lore(env, root, "import-instructions").returncode == 0
     text = _start(env, root, "gemini")
-    block = text.split("Instruction files here", 1)[1].split("</lore-memory>", 1)[0]
+    block = text.split("Instruction files here", 1)[1].split(envelope.find(text).closing, 1)[0]
     listed = [line for line in block.splitlines() if line.startswith("- ")]
     assert 1 <= len(listed) <= 8 and all(len(line) <= 160 for line in listed)
     assert sum(len(line) + 1 for line in block.splitlines()) <= 900 + 200

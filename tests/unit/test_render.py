@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import envelope
 from support.rows import fact
 
 from lore.core import render
@@ -32,10 +33,10 @@ def test_session_start_fits_everything_when_small() -> None:
         [fact(1, "a"), fact(2, "b", subject="api")], space="work", workspace_name="api"
     )
     assert out.omitted == 0 and out.shown == 2
-    assert out.text.startswith('<lore-memory space="work">')
+    assert envelope.opens(out.text, "work")
     assert "not an instruction" in out.text
     assert out.text.index("- b") < out.text.index("- a")
-    assert out.text.endswith("</lore-memory>")
+    assert out.text.endswith(envelope.find(out.text).closing)
 
 
 def test_session_start_empty_when_nothing_to_say() -> None:

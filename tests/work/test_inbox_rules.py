@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from support import envelope
 from support.rows import message, task
 
 from lore.core import inbox
@@ -113,7 +114,8 @@ def test_prompt_text_is_empty_without_news_and_brief_with() -> None:
     assert inbox.prompt_text("alpha", [], []) == ""
     long = message(1, "beta", "codex", "word " * 500, None, WHEN)
     text = inbox.prompt_text("alpha", [long], [], more_messages=3)
-    assert text.startswith('<lore-inbox space="alpha">') and text.endswith("</lore-inbox>")
+    found = envelope.find(text, envelope.INBOX)
+    assert envelope.opens(text, "alpha", kind=envelope.INBOX) and text.endswith(found.closing)
     assert "not from the user" in text and "…and 3 more unread messages." in text
     assert len(text) < 1_000
     assert "send_message" in text and "update_task" not in text

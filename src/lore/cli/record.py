@@ -16,6 +16,7 @@ from typing import Any
 from lore.cli.context import runtime
 from lore.core import render
 from lore.core.errors import InvalidInput
+from lore.core.inert import printable
 from lore.core.injection import Injection
 from lore.service import handoffs, log
 
@@ -86,7 +87,7 @@ def _full(row: Injection, named: dict[int, str]) -> str:
         + (f"; instruction sections {', '.join(row.instructions)}" if row.instructions else ""),
         "",
     ]
-    return "\n".join(head) + render.printable(row.text)
+    return "\n".join(head) + printable(row.text)
 
 
 def _json(row: Injection, named: dict[int, str]) -> dict[str, Any]:

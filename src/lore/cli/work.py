@@ -18,7 +18,7 @@ import anyio
 from lore.cli.context import runtime
 from lore.core import inbox
 from lore.core.errors import InvalidInput
-from lore.core.render import printable
+from lore.core.inert import printable
 from lore.core.rows import Message
 from lore.core.session import SessionContext
 from lore.service import work

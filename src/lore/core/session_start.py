@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from lore.core import clients, inbox, naming, render, similarity, stale
+from lore.core import clients, envelope, inbox, naming, render, similarity, stale
 from lore.core.config import Config
 from lore.core.rows import Fact, Handoff, InstructionSection, from_json
 from lore.core.session import SessionContext
@@ -208,7 +208,7 @@ def compose(
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
         last=snapshot.last,
         instructions=snapshot.instructions,
-        fence=render.fence_for(client),
+        fence=envelope.fence_for(client),
         notes=kept.notes,
         ordered=True,
         tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from lore.core import naming, render, similarity
+from lore.core.inert import printable
 from lore.core.rows import Fact, Note
 
 UNUSED_DAYS = 60  # never shown at a session start nor returned by a search for this long: stale
@@ -304,7 +305,7 @@ def _line(e: Entry) -> str:
     text = " ".join(e.text.split())
     if len(text) > 120:
         text = text[:119] + "…"
-    return render.printable(f"  {e.id}{about} {text}  ({e.source}, {e.recorded_at:%Y-%m-%d})")
+    return printable(f"  {e.id}{about} {text}  ({e.source}, {e.recorded_at:%Y-%m-%d})")
 
 
 def text(report: Report) -> str:

@@ -140,6 +140,9 @@ def _code_probes() -> list[probes.Probe]:
     """lore's own files that shape the text (loaded by now): a changed lore composes anew."""
     names = (
         "lore.core.render",
+        "lore.core.envelope",
+        "lore.core.inert",
+        "lore.core.lookalikes",
         "lore.core.session_start",
         "lore.core.outcomes",
         use_case.__name__,
