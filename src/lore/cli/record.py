@@ -7,44 +7,35 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from dataclasses import asdict
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from lore.cli.context import runtime
+from lore.cli.context import gateway
 from lore.core import render
 from lore.core.errors import InvalidInput
 from lore.core.injection import Injection
-from lore.service import handoffs, log
+from lore.core.rows import from_json
 
 
 def run(args: argparse.Namespace) -> int:
-    with runtime() as rt:
-        session = rt.command_session(None)
-        spaces = rt.config().ids  # a person reads every space of their config
-        if args.action == "show":
-            if not args.id:
-                raise InvalidInput(
-                    "lore log show takes ID.", "Example: lore log show 12 (`lore log` lists ids)."
-                )
-            found = log.get(rt, spaces, args.id)
-            named = handoffs.public_ids(rt, spaces, [found.handoff])
-            print(
-                json.dumps(_json(found, named), ensure_ascii=False, indent=2)
-                if args.json
-                else _full(found, named)
-            )
-            return 0
-        where = str(Path(os.path.abspath(args.workspace))) if args.workspace else None
-        rows = log.recent(rt, spaces, client=args.client, workspace=where, since=args.since, limit=args.limit)
-        named = handoffs.public_ids(rt, spaces, [r.handoff for r in rows]) if args.json else {}
-    if args.json:
-        print(json.dumps([_json(r, named) for r in rows], ensure_ascii=False, indent=2))
+    if args.action == "show":
+        if not args.id:
+            raise InvalidInput("lore log show takes ID.", "Example: lore log show 12 (`lore log` lists ids).")
+        with gateway() as gw:
+            found = gw.log_record(args.id)["record"]
+        row = from_json(Injection, found)
+        print(
+            json.dumps(found, ensure_ascii=False, indent=2) if args.json else _full(row, found.get("handoff"))
+        )
         return 0
+    with gateway() as gw:
+        got = gw.log(client=args.client, workspace=args.workspace, since=args.since, limit=args.limit)
+        where = gw.where
+    if args.json:
+        print(json.dumps(got["records"], ensure_ascii=False, indent=2))
+        return 0
+    rows = [from_json(Injection, r) for r in got["records"]]
     if not rows:
-        print(f"No injections recorded yet (spaces {', '.join(spaces)}; from {session.signal.path}).")
+        print(f"No injections recorded yet (spaces {', '.join(got['spaces'])}; on {where}).")
         return 0
     for row in rows:
         print(_line(row))
@@ -63,9 +54,9 @@ def _line(row: Injection) -> str:
     return f"{head} {shown} shown{cut}, {row.chars:,}/{row.budget:,} chars  {row.workspace}"
 
 
-def _full(row: Injection, named: dict[int, str]) -> str:
+def _full(row: Injection, handoff: Any) -> str:
     """One record in full; its handoff by the handoff's public id (its note's, as the text says)."""
-    led = named.get(row.handoff, "a handoff since purged") if row.handoff else None
+    led = (handoff or "a handoff since purged") if row.handoff else None
     head = [
         f"#{row.id} {row.kind} {row.at.isoformat(timespec='seconds')} via {row.via}: {row.client}"
         + (f" (session {row.session_id})" if row.session_id else ""),
@@ -79,8 +70,3 @@ def _full(row: Injection, named: dict[int, str]) -> str:
         "",
     ]
     return "\n".join(head) + render.printable(row.text)
-
-
-def _json(row: Injection, named: dict[int, str]) -> dict[str, Any]:
-    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
-    return out | {"handoff": named.get(row.handoff) if row.handoff else None}  # n_N, as shown everywhere

@@ -17,16 +17,22 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
     GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
     POST /api/hooks/...                  the hosted hooks' events (lore.http.hook_routes)
-    GET  /api/log[?client&since&limit]   what lore told the caller's agents (their spaces only)
+    GET  /api/log[?client&workspace&since&limit]   what lore told the caller's agents (their spaces only)
     GET  /api/log/{id}                   one record, with the text as the agent received it
-    GET  /api/facts?workspace=[&subject&as_of&valid_at]
+    GET  /api/facts?workspace=[&subject&as_of&valid_at&usage=1]
     POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?, "supersedes"?}
                                          201 with the new fact, or 200 with the copy already there;
                                          the write-time check's findings in "similar", "conflicts"
-    GET  /api/facts/{id}?workspace=      every version of one fact
+    GET  /api/facts/{id}?workspace=      every version of one fact, and what was merged into it
     POST /api/facts/{id}/revise          {"statement"?, "subject"?, "valid_from"?, "valid_to"?}
                                          a new version; what is absent stays (changing nothing: 400)
     POST /api/facts/{id}/forget          {"reason"}
+    /api/notes, /api/search, /api/handoff, /api/tidy   lore.http.api_memory
+    /api/tasks, /api/messages            lore.http.api_work
+    GET  /api/export                     lore.http.api_data
+
+The command line on a client (lore.cli.gateway) calls these with `X-Lore-Client: cli`: what it writes
+says `cli`, as a local command's does. A write's `allow_secret` is `--allow-secret`: a person's choice.
 
 The checks themselves (and the status of each LoreError) live in lore.request_guard, shared with the web UI.
 """
@@ -49,14 +55,15 @@ from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
 from lore.core.injection import Injection
 from lore.core.rows import Fact
 from lore.core.session import SessionContext
-from lore.http import guard, hook_routes
+from lore.http import api_data, api_memory, api_work, guard, hook_routes
 from lore.http.guard import foreign_origin
-from lore.service import accounts, handoffs, log, memory
+from lore.service import accounts, handoffs, log, memory, tidy, wire
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.service.session_start import client_of, session_start
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 512 * 1024
+CLIENT_HEADER = "x-lore-client"  # `cli`: the command line on a client (lore.cli.gateway)
 
 
 def unauthorized() -> Response:
@@ -172,6 +179,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 session,
                 data.get("statement"),
                 supersedes=data.get("supersedes"),
+                allow_secret=data.get("allow_secret") is True,
                 **_fields(data),
             )
             # 201 for a new fact; 200 with the existing one when it was already remembered.
@@ -188,15 +196,27 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             as_of=params.get("as_of"),
             valid_at=params.get("valid_at"),
         )
-        return JSONResponse(
-            {"space": session.space, "total": found.total, "facts": [_fact(f) for f in found.facts]}
+        used = None
+        if params.get("usage") in ("1", "true"):
+            used = await state.call(log.usage, session.readable, [f.id for f in found.facts])
+        shape = wire.facts(
+            found.facts,
+            total=found.total,
+            space=session.space,
+            workspace_name=found.workspace_name,
+            header=found.header,
+            usage=used,
         )
+        return JSONResponse(shape)
 
     @route("/api/facts/{id}", ["GET"])
     async def fact_history(request: Request) -> Response:
         session = await _session(request, "api")
         versions = await state.call(memory.fact_history, session.readable, request.path_params["id"])
-        return JSONResponse({"id": versions[0].id, "versions": [_fact(v) for v in versions]})
+        merged = await state.call(tidy.merged_into, session.readable, request.path_params["id"])
+        return JSONResponse(
+            {"id": versions[0].id, "versions": [_fact(v) for v in versions], "merged": wire.merged(merged)}
+        )
 
     @route("/api/facts/{id}/revise", ["POST"])
     async def fact_revise(request: Request) -> Response:
@@ -208,6 +228,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             session,
             request.path_params["id"],
             statement=data.get("statement"),
+            allow_secret=data.get("allow_secret") is True,
             **_fields(data),
         )
         return JSONResponse({"fact": _fact(new)})
@@ -223,7 +244,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
 
     @route("/api/log", ["GET"])
     async def injection_log(request: Request) -> Response:
-        """What lore told the caller's agents (the caller's own spaces only), newest first."""
+        """What lore told the caller's agents (the caller's own spaces, and their records that no space
+        could be chosen for), newest first."""
         config, _env, _prefix = await state.scope()
         params = request.query_params
         limit = params.get("limit", "20")
@@ -231,20 +253,25 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             log.recent,
             config.ids,
             client=params.get("client"),
+            workspace=params.get("workspace"),
             since=params.get("since"),
             limit=int(limit) if limit.isdigit() else 0,
+            owner=state.user(),
         )
         named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
-        return JSONResponse({"records": [_record(r, named) for r in rows]})
+        return JSONResponse({"spaces": list(config.ids), "records": [_record(r, named) for r in rows]})
 
     @route("/api/log/{id}", ["GET"])
     async def injection_record(request: Request) -> Response:
         config, _env, _prefix = await state.scope()
-        row = await state.call(log.get, config.ids, request.path_params["id"])
+        row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
         named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
         return JSONResponse({"record": _record(row, named)})
 
     hook_routes.register(route, state, _json, lambda *args: _session(*args))
+    api_memory.register(route, state, _json, lambda *args: _session(*args), sign_in=sign_in)
+    api_work.register(route, state, _json, lambda *args: _session(*args))
+    api_data.register(route, state)
 
     async def _session(
         request: Request, source: str, workspace: object = None, remotes: str | None = None
@@ -261,6 +288,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 "name the directory the agent works in (an absolute path)",
             )
         remotes = remotes or request.headers.get(REMOTE_HEADER)
+        if source == "api" and request.headers.get(CLIENT_HEADER) == "cli":
+            source = "cli"
         return await state.session_for(value.strip(), source, "api workspace", remotes)
 
 
@@ -303,8 +332,7 @@ def _fact_id(value: str) -> str:
 
 def _record(row: Injection, named: dict[int, str]) -> dict[str, Any]:
     """A record as JSON; its handoff by the handoff's public id (`n_N`, its note's), as shown everywhere."""
-    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
-    return out | {"handoff": named.get(row.handoff) if row.handoff else None}
+    return wire.injection(row, named)
 
 
 def _fact(fact: Fact) -> dict[str, Any]:
