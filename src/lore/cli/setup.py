@@ -47,19 +47,24 @@ def init() -> int:
 
 
 def which(directory: str | None) -> int:
-    from lore.core.session import build
-    from lore.core.workspace import WorkspaceSignal
+    """The space of a directory and why, and where it lives: this machine's database, or the server
+    this machine uses (whose copy of the config decides there)."""
+    from lore.cli.context import gateway
 
-    config = load_config()
-    target = Path(directory or os.getcwd()).expanduser()
-    source = "argument" if directory else "cwd"
-    session = build(WorkspaceSignal(target, source), config, os.environ, "cli")
-    print(session.space)
-    print(f"  why: {session.resolved.reason} (rule: {session.resolved.rule})")
-    print(f"  workspace name: {session.workspace_name}")
-    others = [s for s in session.readable if s != session.space]
+    with gateway() as gw:
+        found = gw.which(directory or os.getcwd())
+        where = gw.where
+    print(found["space"])
+    print(f"  why: {found['reason']} (rule: {found['rule']})")
+    print(f"  workspace name: {found['workspace_name']}")
+    others = [s for s in found["readable"] if s != found["space"]]
     if others:
         print(f"  also reads: {', '.join(others)}")
+    if where == "this machine":
+        print("  lives on: this machine's database")
+    else:
+        user = f" (user {found['user']})" if found.get("user") else ""
+        print(f"  lives on: the server {where}{user}, resolved with the config pushed there")
     return 0
 
 

@@ -14,6 +14,7 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
 
     GET  /api/me                         who is signed in
     GET  /api/spaces                     the user's spaces (config as resolved)
+    GET  /api/which?workspace=           the space a workspace resolves to, and why (`lore which`)
     PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
     GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
     POST /api/hooks/...                  the hosted hooks' events (lore.http.hook_routes)
@@ -126,6 +127,10 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 ],
             }
         )
+
+    @route("/api/which", ["GET"])
+    async def which(request: Request) -> Response:
+        return JSONResponse({**wire.session(await _session(request, "api")), "user": state.user()})
 
     @route("/api/config", ["PUT"])
     async def push_config(request: Request) -> Response:

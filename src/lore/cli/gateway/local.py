@@ -33,6 +33,9 @@ class Local:
     def _session(self, workspace: str | None) -> SessionContext:
         return self.rt.command_session(workspace)
 
+    def which(self, workspace: str | None) -> Json:
+        return wire.session(self._session(workspace))
+
     # --- facts and notes ---------------------------------------------------------------------------
 
     def facts(self, workspace: str | None, *, usage: bool = False) -> Json:

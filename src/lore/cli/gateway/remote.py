@@ -94,6 +94,9 @@ class Remote:
                 ) from None
         return answer if isinstance(answer, dict) else {}
 
+    def which(self, workspace: str | None) -> Json:
+        return self._call("GET", "/api/which", workspace)
+
     # --- facts and notes ---------------------------------------------------------------------------
 
     def facts(self, workspace: str | None, *, usage: bool = False) -> Json:
