@@ -15,7 +15,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
@@ -120,6 +119,8 @@ def _unusable(where: Path, why: str) -> Refused:
 def write(env: Mapping[str, str], login: Login) -> Path:
     """Store `login` as the machine's: a new file made owner-only (mkstemp: O_EXCL, 0600, a random
     name, so no planted name or link is ever opened), synced, then renamed over the old one."""
+    import tempfile
+
     where = path(env)
     where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, temp = tempfile.mkstemp(dir=where.parent, prefix=".login.", suffix=".partial")
