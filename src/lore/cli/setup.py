@@ -69,17 +69,23 @@ def which(directory: str | None) -> int:
 
 
 def doctor() -> int:
-    """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed."""
+    """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed.
+    On a machine that uses a server, the server is checked instead of a local database (which is
+    then never started nor created: lore.cli.doctor_client)."""
     from lore.cli import doctor_hooks
 
     lines: list[tuple[str, str]] = []
-    config = _check_config(lines)
-    if config is not None:
-        _check_paths(config, lines)
-        _check_database(config, lines)
-        if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
-            _check_login_start(lines)
-    _check_embedder(config, lines)
+    server = _server(lines)
+    if server is not None:
+        _check_client(server, lines)
+    else:
+        config = _check_config(lines)
+        if config is not None:
+            _check_paths(config, lines)
+            _check_database(config, lines)
+            if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
+                _check_login_start(lines)
+        _check_embedder(config, lines)
     _check_signal(lines)
     from lore import installers
 
@@ -90,6 +96,31 @@ def doctor() -> int:
     for level, text in lines:
         print(f"{level:<4} {text}")
     return 1 if any(level == "FAIL" for level, _ in lines) else 0
+
+
+def _server(lines: list[tuple[str, str]]) -> Any:
+    """The server this machine uses (lore.hooks.credentials), or None; an unusable login is a FAIL."""
+    from lore.hooks import credentials
+
+    try:
+        return credentials.server(os.environ, timeout=10.0)
+    except LoreError as exc:
+        lines.append(("FAIL", f"login: {exc.message} → {exc.hint}"))
+        return None
+
+
+def _check_client(server: Any, lines: list[tuple[str, str]]) -> None:
+    from lore.cli import doctor_client
+
+    path = config_path(os.environ)
+    config = None
+    if path.exists():
+        config = _check_config(lines)
+    else:
+        lines.append(("OK", f"no config file here ({path}): the config pushed to the server decides"))
+    doctor_client.check(server, config, lines)
+    if config is not None:
+        _check_paths(config, lines)
 
 
 def _check_config(lines: list[tuple[str, str]]) -> Config | None:

@@ -28,6 +28,7 @@ class Server:
     named: str = ENV_TOKEN  # what an error calls the token (never the token itself)
     user: str | None = None  # who the stored login signed in as (None: from the environment)
     stored: bool = False  # the server comes from `lore login`, not LORE_URL
+    oauth: bool = False  # the token is an OAuth access token (renewed as it runs out)
 
     @property
     def origin(self) -> str:
@@ -47,7 +48,8 @@ def server(env: Mapping[str, str], *, timeout: float = 5.0) -> Server | None:
     if env_token:
         return Server(url, env_token, ENV_TOKEN, user, stored=not env_url)
     if stored is not None and origin(stored.url) == origin(url):
-        return Server(url, fresh(env, stored, timeout).token, STORED_TOKEN, user, stored=not env_url)
+        token = fresh(env, stored, timeout).token
+        return Server(url, token, STORED_TOKEN, user, stored=not env_url, oauth=stored.kind == "oauth")
     return Server(url, "")  # LORE_URL alone, to another server: no token goes there
 
 

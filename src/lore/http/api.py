@@ -43,9 +43,10 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
@@ -111,12 +112,19 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
 
     @route("/api/me", ["GET"])
     async def me(_: Request) -> Response:
-        return JSONResponse({"user": state.user(), "mode": "sign-in" if sign_in else "local"})
+        """Who is signed in; and when the token of this request runs out (`lore doctor` on a client)."""
+        body: dict[str, Any] = {"user": state.user(), "mode": "sign-in" if sign_in else "local"}
+        held = get_access_token() if sign_in else None
+        if held is not None:
+            ends = held.expires_at
+            body["expires_at"] = datetime.fromtimestamp(ends, UTC).isoformat() if ends else None
+        return JSONResponse(body)
 
     @route("/api/spaces", ["GET"])
     async def spaces(_: Request) -> Response:
         config, _env, _prefix = await state.scope()
         user = state.user()
+        pushed = await state.accounts.fresh(user) if state.accounts is not None and user else None
         return JSONResponse(
             {
                 "user": user,
@@ -125,6 +133,9 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                     {**asdict(s), "name": users.local_name(user, s.id) if user else s.id}
                     for s in config.spaces
                 ],
+                # sign-in mode: which push this is (0: never pushed, the starter) and its HOME
+                "version": pushed.version if pushed is not None else None,
+                "home": pushed.home if pushed is not None else None,
             }
         )
 
