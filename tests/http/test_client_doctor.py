@@ -30,8 +30,12 @@ def no_process_started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
         real(self, args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", popen)
-    monkeypatch.setattr(os, "fork", lambda: started.append("fork") or os._exit(1))
-    monkeypatch.setattr(os, "posix_spawn", lambda *a, **k: started.append(a))
+    def refused(*args: Any, **kwargs: Any) -> int:
+        started.append(args or "fork")
+        raise AssertionError("the doctor started a process")
+
+    monkeypatch.setattr(os, "fork", refused)
+    monkeypatch.setattr(os, "posix_spawn", refused)
     yield started
 
 
