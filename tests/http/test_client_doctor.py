@@ -30,6 +30,7 @@ def no_process_started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
         real(self, args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", popen)
+
     def refused(*args: Any, **kwargs: Any) -> int:
         started.append(args or "fork")
         raise AssertionError("the doctor started a process")

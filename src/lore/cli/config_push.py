@@ -45,7 +45,15 @@ def push(file: str | None, user: str | None) -> int:
         )
     answer = _put(f"{where.url}/api/config", where.token, {"toml": text, "home": home}, where.named)
     ids = answer.get("spaces", [s.id for s in config.spaces])
-    return _report(answer.get("user", "?"), answer.get("version", 0), ids, answer.get("ignored", []), path)
+    done = _report(answer.get("user", "?"), answer.get("version", 0), ids, answer.get("ignored", []), path)
+    for link in answer.get("links") or []:
+        state = (
+            "linked"
+            if link.get("linked")
+            else f"not linked yet: {link.get('names')} must name yours back in its {link.get('key')}"
+        )
+        print(f"  {link.get('space')}.{link.get('key')} names {link.get('names')}: {state}")
+    return done
 
 
 def _report(user: str, version: int, spaces: list[str], ignored: list[str], path: Path) -> int:

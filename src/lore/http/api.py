@@ -158,12 +158,14 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 'send {"toml": "<config file text>", "home": "<your HOME>"}', "use `lore config push`"
             )
         pushed = await state.call(accounts.push_config, user, text, home)
+        linked = await state.call(accounts.link_report, user)
         return JSONResponse(
             {
                 "user": user,
                 "version": pushed.version,
                 "spaces": [users.local_name(user, s) for s in pushed.config.ids],
                 "ignored": list(pushed.ignored),
+                "links": linked,
             }
         )
 
