@@ -172,7 +172,10 @@ def test_install_after_login_wires_the_server_and_writes_no_token(
 ) -> None:
     laptop = machine(tmp_path, "laptop")
     secret = token(conn, "alice")
+    laptop.ok("install", "claude-code")  # before signing in: the local `lore mcp`
     laptop.login(signed_in.url, secret)
+    stale = laptop.lore("doctor")
+    assert "its MCP server is the local `lore mcp`" in stale.stdout, stale.stdout
     assert "Signed in (`lore login`)" in laptop.ok("install", "claude-code")
     entry = json.loads((laptop.home / ".claude.json").read_text())["mcpServers"]["lore"]
     assert entry["type"] == "http" and entry["url"] == f"{signed_in.url}/mcp"

@@ -89,6 +89,8 @@ def test_commands_that_act_on_a_database_say_they_are_local_only(
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         assert f"`lore {args[0]}` works on this machine's database" in done.stderr, done.stderr
         assert signed_in.url in done.stderr
+    status = laptop.lore("db", "status")
+    assert "holds none of the memory of the server this machine uses" in status.stderr
     assert laptop.untouched()
 
 

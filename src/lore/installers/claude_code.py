@@ -67,6 +67,12 @@ def _hosted(server: Any) -> bool:
 
 def _server(seen: checks.Seen) -> list[Check]:
     if not _hosted(seen.server):
+        if seen.server is not None and _signed_in(seen.scope):
+            return seen.says(
+                "WARN",
+                "its MCP server is the local `lore mcp` (this machine's database), but this machine "
+                "signed in to a server (`lore login`) → run `lore install claude-code` again",
+            )
         return checks.runs_lore(seen)
     url = f"{seen.server_path} → {seen.server.get('url')} (hosted)"
     out = [Check("OK", f"{seen.where} MCP server in {url}")]

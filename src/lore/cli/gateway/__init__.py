@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from lore.core.errors import Refused
+from lore.core.errors import LoreError, Refused
 from lore.core.workspace import choose_workspace
 
 Json = dict[str, Any]
@@ -88,6 +88,23 @@ def local_only(command: str, why: str, env: Mapping[str, str] | None = None) -> 
         f"`lore {command}` works on this machine's database, and this machine uses the server at "
         f"{server.origin} ({'`lore login`' if server.stored else 'LORE_URL'}).",
         why,
+    )
+
+
+def local_note(command: str, env: Mapping[str, str] | None = None) -> str | None:
+    """What a command that works on this machine's database by nature (`lore mcp`, a local `lore
+    serve`, `lore run`, `lore db`) says on a machine that uses a server: that it is local-only."""
+    from lore.hooks import credentials
+
+    try:
+        server = credentials.server(dict(os.environ if env is None else env), timeout=10.0)
+    except LoreError:
+        return None
+    if server is None:
+        return None
+    return (
+        f"note: `lore {command}` works on this machine's own database, which holds none of the memory "
+        f"of the server this machine uses ({server.origin}); `lore install claude-code` wires agents to it"
     )
 
 
