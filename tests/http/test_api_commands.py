@@ -83,6 +83,22 @@ def test_another_users_items_answer_as_missing_ones(
         own = web.get("/api/export", params={"space": "work"}, headers=alice).text
         assert "ALICE-FACT" in own and '"space":"alice/work"' in own
 
+        # A hook outcome no space could be chosen for is its user's record, and nobody else's.
+        push(conn, "carol", '[[space]]\nid = "work"\npaths = ["/nowhere"]\n')
+        carol = bearer(token(conn, "carol"), project / "work")
+        hooked = web.post(
+            "/api/hooks/session-start",
+            json={"workspace": str(project / "work"), "client": "claude-code"},
+            headers=carol,
+        )
+        assert hooked.json().get("outcome") == "config", hooked.text
+        mine = web.get("/api/log", headers=carol).json()["records"]
+        assert [(r["space"], r["outcome"]) for r in mine] == [(None, "config")]
+        record = mine[0]["id"]
+        assert web.get(f"/api/log/{record}", headers=carol).status_code == 200
+        assert all(r["id"] != record for r in web.get("/api/log", headers=bob).json()["records"])
+        assert web.get(f"/api/log/{record}", headers=bob).status_code == 404
+
 
 @pytest.fixture
 def limited(lore_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
