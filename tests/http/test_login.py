@@ -9,6 +9,7 @@ import re
 import stat
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -189,3 +190,53 @@ def test_install_after_login_wires_the_server_and_writes_no_token(
     refused = laptop.lore("install", "codex")
     assert refused.returncode == 1 and "cannot be wired to a server yet" in refused.stderr
     assert "lore logout" in refused.stderr and not (laptop.home / ".codex").exists()
+
+
+def test_a_hook_past_its_deadline_never_loses_a_renewed_oauth_pair(tmp_path: Path) -> None:
+    """The server spends the old refresh token when it answers: a hook whose deadline comes while
+    the renewal is in flight still stores the new pair (the deadline waits for it), else the machine
+    would have to sign in again."""
+    new_token = "lore_" + "n" * 43
+    served: list[str] = []
+
+    class TokenEndpoint(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            served.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path == "/token":
+                time.sleep(0.6)  # longer than the hook's 0.2 s deadline
+                body = {"access_token": new_token, "refresh_token": "r2", "expires_in": 3600}
+                self.send_response(200)
+            else:
+                body = {"error": "invalid_token"}
+                self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps(body).encode())
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = HTTPServer(("127.0.0.1", 0), TokenEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        laptop = machine(tmp_path, "laptop")
+        login.write(
+            laptop.env,
+            login.Login(url, "alice", "lore_" + "o" * 43, kind="oauth", refresh_token="r1",
+                        expires_at=0.0, client_id="c", token_endpoint=f"{url}/token"),
+        )  # fmt: skip
+        done = laptop.program(
+            "hook",
+            "session-start",
+            stdin=json.dumps({"cwd": str(tmp_path)}),
+            env={"LORE_HOOK_DEADLINE": "0.2"},
+        )
+        assert done.returncode == 0, done.stderr
+        renewed = login.read(laptop.env)
+        assert renewed is not None and (renewed.token, renewed.refresh_token) == (new_token, "r2"), served
+        assert stat.S_IMODE(laptop.login_file.stat().st_mode) == 0o600
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lore.core import login
@@ -61,9 +62,28 @@ def fresh(env: Mapping[str, str], stored: login.Login, timeout: float) -> login.
         again = login.read(env) or stored  # another process may have refreshed it meanwhile
         if not again.stale(time.time()):
             return again
-        renewed = refresh(again, timeout)
-        login.write(env, renewed)
+        with _whole():
+            renewed = refresh(again, timeout)
+            login.write(env, renewed)
         return renewed
+
+
+@contextmanager
+def _whole() -> Iterator[None]:
+    """The refresh and the write of its answer, never cut in between by a hook's deadline (its
+    SIGALRM waits until both are done): the server has already spent the old refresh token, so a new
+    pair lost there would leave the machine to sign in again."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def refresh(stored: login.Login, timeout: float) -> login.Login:
