@@ -117,7 +117,9 @@ def differences(local: Config, pushed: dict[str, Any]) -> list[str]:
     user = pushed.get("user") or ""
 
     def mine(ids: list[str]) -> list[str]:
-        return sorted(i.removeprefix(f"{user}/") for i in ids)
+        """Own ids by local name; a teammate's space (`bob/work`) is the server's to link, and this
+        machine's copy of the file leaves it out when read (lore.core.config.load_config)."""
+        return sorted(i.removeprefix(f"{user}/") for i in ids if "/" not in i.removeprefix(f"{user}/"))
 
     theirs = {s["name"]: s for s in pushed.get("spaces", [])}
     out = []
