@@ -285,3 +285,54 @@ def test_readyz_and_doctor_say_when_listening_would_go_through_the_pooler(
     right = cli.run("doctor", env={**env, "LORE_LISTEN_URL": db_url}).stdout
     assert re.search(r"^OK +LISTEN on LORE_LISTEN_URL .*: a notification arrived in", right, re.M), right
     assert "WARN listening" not in right
+
+
+def test_the_deploy_docs_pgbouncer_recipe_for_the_embedded_database_pools_lore(
+    db_url: str, conn: psycopg.Connection, tmp_path: Path
+) -> None:
+    """docs/deploy.md's pgbouncer.ini, with this test's socket, port and files put in, in front of the
+    embedded PostgreSQL: PgBouncer runs as the database's OS user and lore's queries go through it."""
+    import os
+    import secrets
+    import shutil
+    from urllib.parse import parse_qs, urlsplit
+
+    from support.infra import PGBOUNCER, _as_db_user, _private_dir, _wait_for, require, stop
+    from support.lorehttp import free_port
+
+    from lore.db import embedded
+
+    require(PGBOUNCER)
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
+    found = re.search(r"```ini\n(; /etc/lore/pgbouncer\.ini.*?)```", doc, re.S)
+    assert found, "docs/deploy.md lost its PgBouncer recipe"
+    assert "LORE_DATABASE_POOLER=transaction" in doc and "lore db url" in doc
+    home, port, password = _private_dir("lore-doc-pgbouncer-"), free_port(), secrets.token_hex(12)
+    socket_dir = parse_qs(urlsplit(db_url).query)["host"][0]
+    ini = (
+        found.group(1)
+        .replace("/var/lib/lore/data/run", socket_dir)
+        .replace("listen_port = 6432", f"listen_port = {port}")
+        .replace("/etc/lore/pgbouncer-users.txt", f"{home}/users.txt")
+        .replace("/var/log/lore/pgbouncer.log", f"{home}/pgbouncer.log")
+    )
+    (home / "pgbouncer.ini").write_text(ini)
+    (home / "users.txt").write_text(f'"lore" "{password}"\n')
+    for name in ("pgbouncer.ini", "users.txt"):
+        os.chmod(home / name, 0o600)
+        if os.geteuid() == 0:
+            shutil.chown(home / name, user=embedded.OS_USER, group=embedded.OS_USER)
+    proc = subprocess.Popen(
+        [PGBOUNCER, str(home / "pgbouncer.ini")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd="/", **_as_db_user(),
+    )  # fmt: skip
+    try:
+        assert _wait_for(home / "pgbouncer.log", rf"listening on 127\.0\.0\.1:{port}", proc, 10), (
+            (home / "pgbouncer.log").read_text(errors="replace") if (home / "pgbouncer.log").exists() else ""
+        )
+        url = f"postgresql://lore:{password}@127.0.0.1:{port}/lore"
+        with psycopg.connect(url, prepare_threshold=None) as pooled:
+            assert pooled.execute("SELECT current_user, count(*) FROM facts").fetchone() == ("postgres", 0)
+    finally:
+        stop(proc)
+        shutil.rmtree(home, ignore_errors=True)

@@ -20,7 +20,9 @@ async def test_the_readme_team_recipe_works(lore_env: dict[str, str], db_url: st
     for line in (
         "lore token create alice --expires 90d",
         "lore serve --sign-in --host 0.0.0.0 --port 8765",
+        "lore login http://lore.internal:8765",
         "lore config push",
+        "lore install claude-code ",
         'claude mcp add --transport http lore "$LORE_URL/mcp" --header "Authorization: Bearer $LORE_TOKEN" '
         '--header "X-Lore-Workspace: $PWD"',
     ):
@@ -38,7 +40,9 @@ async def test_the_readme_team_recipe_works(lore_env: dict[str, str], db_url: st
             'default_space = "personal"\n[[space]]\nid = "personal"\n'
             '[[space]]\nid = "acme"\npaths = ["~/codes/acme-*"]\n'
         )
-        alice = {**lore_env, "LORE_URL": server.url, "LORE_TOKEN": secret}
+        alice = dict(lore_env)  # no LORE_URL, no LORE_TOKEN: what `lore login` stored
+        signed = run_lore(alice, "login", server.url, "--with-token", stdin=secret + "\n")
+        assert signed.returncode == 0 and secret not in signed.stdout + signed.stderr, signed.stderr
         pushed = run_lore(alice, "config", "push")
         assert pushed.returncode == 0 and "spaces personal, acme" in pushed.stdout, pushed.stderr
         # What `claude mcp add ... --header ...` makes Claude Code send, from inside the project.

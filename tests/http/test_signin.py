@@ -72,7 +72,7 @@ def test_every_refusal_is_the_same_401_and_leaks_nothing(
             answers.add((r.text, r.headers["www-authenticate"]))
     assert len(answers) == 1, answers  # the same answer whatever was wrong, wherever
     me = httpx2.get(f"{signed_in.url}/api/me", headers=bearer(good), timeout=10)
-    assert me.status_code == 200 and me.json() == {"user": "alice", "mode": "sign-in"}
+    assert me.status_code == 200 and me.json() == {"user": "alice", "mode": "sign-in", "expires_at": None}
     assert httpx2.get(f"{signed_in.url}/healthz", timeout=10).status_code == 200  # no token needed
 
 

@@ -147,3 +147,17 @@ def test_doctor_says_to_start_a_session_when_the_hook_is_installed_but_never_ran
     line = never_ran()  # installed, no session started yet: start one (installing again fixes nothing)
     assert line.startswith("WARN") and "install it" not in line
     assert "→ start a session in an agent lore is installed into" in line
+
+
+def test_token_commands_on_a_server_host_need_no_config_file_and_say_nothing_of_it(
+    lore_env: dict[str, str], db_url: str
+) -> None:
+    """A server host has a database URL and no lore config file: `lore token` used to warn that the
+    config was not usable on every call."""
+    env = {**lore_env, "LORE_DATABASE_URL": db_url}
+    assert not Path(env["LORE_CONFIG"]).exists()
+    made = lore(env, "token", "create", "alice")
+    assert made.returncode == 0, made.stderr
+    assert made.stderr.splitlines() == [made.stderr.splitlines()[0]] and "shown once" in made.stderr
+    listed = lore(env, "token", "list")
+    assert listed.returncode == 0 and "alice" in listed.stdout and listed.stderr == ""

@@ -63,3 +63,25 @@ def test_the_session_end_hook_imports_nothing_heavy_either(tmp_path: Path) -> No
     done, modules = hook_imports(env, stdin, "session-end")
     assert done.returncode == 0 and done.stdout == ""
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_a_hook_that_reads_the_stored_login_imports_nothing_heavy(tmp_path: Path) -> None:
+    """With `lore login`'s file and no LORE_URL, the hooks go to the stored server (one that refuses
+    here) with the standard library only."""
+    from lore.core import login
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "LORE_DATA_DIR": str(tmp_path / "data"),
+        "LORE_CONFIG": str(tmp_path / "missing.toml"),
+    }
+    login.write(env, login.Login("http://127.0.0.1:9", "alice", "lore_" + "a" * 43))
+    for event in ("session-start", "prompt", "session-end"):
+        stdin = json.dumps({"cwd": str(tmp_path), "session_id": "s", "hook_event_name": "Stop"})
+        done, modules = hook_imports(env, stdin, event)
+        assert done.returncode == 0, done.stderr
+        assert modules.isdisjoint(HEAVY), (event, sorted(modules & set(HEAVY)))
+    logged = (tmp_path / "data" / "logs" / "hook.log").read_text()
+    assert "cannot reach the server" in logged and "lore_" not in logged  # it went to the stored server
+    assert not (tmp_path / "data" / "pg").exists()

@@ -117,7 +117,27 @@ def _parser() -> argparse.ArgumentParser:
     token.add_argument("--label", help="create: what the token is for (e.g. laptop)")
     token.add_argument("--user", help="list: one user's tokens; revoke: every token of this user")
 
-    cfg = sub.add_parser("config", help="upload your config to the server at $LORE_URL (your spaces there)")
+    login = sub.add_parser(
+        "login",
+        help="sign this machine in to a lore server: every command, hook and install then uses it",
+        description="Store a server and your token (owner-only, in lore's config directory): every lore "
+        "command, hook and `lore install` on this machine then uses that server. The token is pasted at "
+        "a prompt, read from standard input (--with-token), or never seen (--browser: the server's "
+        "OAuth flow). Without URL: which server is in use. LORE_URL and LORE_TOKEN still win.",
+    )
+    login.add_argument("url", nargs="?", metavar="URL", help="the server's base URL")
+    login.add_argument("--with-token", action="store_true", help="read the token from standard input")
+    login.add_argument(
+        "--browser", action="store_true", help="sign in in a browser (a server run with --oauth)"
+    )
+    login.add_argument("--no-open", action="store_true", help="--browser: print the link, open nothing")
+    sub.add_parser("logout", help="forget the server and token `lore login` stored (revoking OAuth ones)")
+    sub.add_parser(
+        "mcp-headers",
+        help="the Authorization header of this machine's login as JSON (a hosted MCP entry's headersHelper)",
+    )
+
+    cfg = sub.add_parser("config", help="upload your config to the server you use (your spaces there)")
     cfg.add_argument("action", choices=["push"], help="push: upload it")
     cfg.add_argument("file", nargs="?", help="the config to push (default: your lore config file)")
     cfg.add_argument("--user", help="write straight into the database for USER (admin), not over HTTP")

@@ -1,8 +1,9 @@
 """`lore config push [FILE] [--user USER]`: upload a config file as a signed-in user's spaces.
 
-Validated here first (errors name the file and line), then by the server. Over HTTP to `$LORE_URL`
-with `$LORE_TOKEN` (what a user does), or with `--user` straight into the database (what an admin
-on the server does). `~` in the file stands for this machine's HOME, sent along.
+Validated here first (errors name the file and line), then by the server. Over HTTP to the server this
+machine uses (`lore login`, or `$LORE_URL` with `$LORE_TOKEN`: what a user does), or with `--user`
+straight into the database (what an admin on the server does). `~` in the file stands for this
+machine's HOME, sent along.
 """
 
 from __future__ import annotations
@@ -33,15 +34,26 @@ def push(file: str | None, user: str | None) -> int:
             pushed = accounts.push_config(rt, user, text, home)
         spaces = [local_name(user, s) for s in pushed.config.ids]
         return _report(user, pushed.version, spaces, list(pushed.ignored), path)
-    url, token = os.environ.get("LORE_URL", "").rstrip("/"), os.environ.get("LORE_TOKEN", "")
-    if not url or not token:
+    from lore.hooks.credentials import server
+
+    where = server(os.environ)
+    if where is None or not where.token:
         raise InvalidInput(
-            "lore config push needs LORE_URL and LORE_TOKEN (or --user USER on the server)",
-            "export LORE_URL=https://lore.example.com LORE_TOKEN=<your token>, then push again",
+            "lore config push needs a server: `lore login URL`, or LORE_URL and LORE_TOKEN "
+            "(or --user USER on the server)",
+            "run `lore login https://lore.example.com`, then push again",
         )
-    answer = _put(f"{url}/api/config", token, {"toml": text, "home": home})
+    answer = _put(f"{where.url}/api/config", where.token, {"toml": text, "home": home}, where.named)
     ids = answer.get("spaces", [s.id for s in config.spaces])
-    return _report(answer.get("user", "?"), answer.get("version", 0), ids, answer.get("ignored", []), path)
+    done = _report(answer.get("user", "?"), answer.get("version", 0), ids, answer.get("ignored", []), path)
+    for link in answer.get("links") or []:
+        state = (
+            "linked"
+            if link.get("linked")
+            else f"not linked yet: {link.get('names')} must name yours back in its {link.get('key')}"
+        )
+        print(f"  {link.get('space')}.{link.get('key')} names {link.get('names')}: {state}")
+    return done
 
 
 def _report(user: str, version: int, spaces: list[str], ignored: list[str], path: Path) -> int:
@@ -51,7 +63,7 @@ def _report(user: str, version: int, spaces: list[str], ignored: list[str], path
     return 0
 
 
-def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
+def _put(url: str, token: str, payload: dict[str, str], named: str = "LORE_TOKEN") -> dict[str, Any]:
     request = urllib.request.Request(
         url,
         data=json.dumps(payload).encode(),
@@ -78,7 +90,7 @@ def _put(url: str, token: str, payload: dict[str, str]) -> dict[str, Any]:
                 "set LORE_URL to the server's final address and push again",
             ) from None
         if exc.code == 401:
-            raise Refused("the server refused LORE_TOKEN (401)", "check it, or ask for a new one") from None
+            raise Refused(f"the server refused {named} (401)", "check it, or ask for a new one") from None
         raise LoreError(
             f"the server answered {exc.code}: {body.get('error', '')}", str(body.get("hint", ""))
         ) from None

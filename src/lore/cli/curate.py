@@ -1,16 +1,15 @@
 """`lore facts add|revise`, `lore notes add`: write memory from a terminal, through the same use cases
-as the tools (lore.service.memory). The only place a likely credential can be stored on purpose:
-`--allow-secret`."""
+as the tools (lore.service.memory), here or on the server this machine uses (lore.cli.gateway). The
+only place a likely credential can be stored on purpose: `--allow-secret`."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 
-from lore.cli.context import runtime
-from lore.core import advice, validate
+from lore.cli.context import gateway
+from lore.core import validate
 from lore.core.errors import InvalidInput
-from lore.service import memory
 
 
 def fact(
@@ -31,21 +30,18 @@ def fact(
         "valid_to": valid_to,
         "allow_secret": allow_secret,
     }
-    with runtime() as rt:
-        session = rt.command_session(workspace)
+    if action == "add" and (first is None or second is not None):
+        raise InvalidInput("lore facts add takes one STATEMENT.", 'Example: lore facts add "CI runs on push"')
+    with gateway() as gw:
         if action == "add":
-            if first is None or second is not None:
-                raise InvalidInput(
-                    "lore facts add takes one STATEMENT.", 'Example: lore facts add "CI runs on push"'
-                )
+            assert first is not None
             statement = _stdin_text("statement") if first == "-" else first
-            done = memory.remember_fact(rt, session, statement, supersedes=supersedes, **fields)  # type: ignore[arg-type]
-            print(done.text(advice.CLI))
+            print(gw.remember_fact(workspace, statement, supersedes=supersedes, **fields)["message"])
             return 0
         if second == "-":
             second = _stdin_text("statement")
-        _, new = memory.revise_fact(rt, session, first or "", statement=second, **fields)  # type: ignore[arg-type]
-        print(f"Revised {new.id}: {new.statement}")
+        new = gw.revise_fact(workspace, first or "", second, **fields)["fact"]
+        print(f"Revised {new['id']}: {new['statement']}")
         return 0
 
 
@@ -93,10 +89,9 @@ def note(
     workspace: str | None,
     allow_secret: bool,
 ) -> int:
-    with runtime() as rt:
-        session = rt.command_session(workspace)
-        done = memory.remember_note(
-            rt, session, body, kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
+    with gateway() as gw:
+        done = gw.remember_note(
+            workspace, body or "", kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
         )
-        print(done.text(advice.CLI))
+    print(done["message"])
     return 0

@@ -4,6 +4,9 @@
 Export and import work on the whole database (or one space with `--space`), not on the current
 directory's space: they move memory between databases. `import-markdown` writes into the current
 directory's (or `--workspace`'s) space, like every other write. `purge` finds an id in any space.
+
+On a machine that uses a server (lore.cli.gateway), `export` asks the server for the user's own
+spaces; the others act on a database itself and say so (an operator runs them where it is).
 """
 
 from __future__ import annotations
@@ -15,14 +18,20 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from lore.cli.context import runtime
+from lore.cli.context import gateway, runtime
+from lore.cli.gateway import local_only
 from lore.core.errors import InvalidInput, Refused
 from lore.service import data
 
+ON_THE_SERVER = (
+    "Run it on the server's machine, against its database (LORE_DATABASE_URL), as its operator; "
+    "`lore logout` (or unset LORE_URL) to use this machine's own database."
+)
+
 
 def export(space: str | None, output: str | None) -> int:
-    with runtime(config_optional=True) as rt:
-        lines = data.export(rt, space)
+    with gateway() as gw:
+        lines = gw.export(space)
         if output in (None, "-"):
             for line in lines:
                 sys.stdout.write(line + "\n")
@@ -71,6 +80,7 @@ def _write_private(target: Path, lines: Iterable[str]) -> int:
 
 
 def load(file: str) -> int:
+    local_only("import", ON_THE_SERVER)
     path = Path(file)
     try:
         handle = sys.stdin if file == "-" else open(path, encoding="utf-8")  # noqa: SIM115
@@ -91,6 +101,7 @@ def load(file: str) -> int:
 
 
 def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> int:
+    local_only("import-markdown", _NOTES)
     path = Path(target).expanduser()
     with runtime() as rt:
         session = rt.command_session(workspace)
@@ -100,6 +111,9 @@ def import_markdown(target: str, workspace: str | None, allow_secret: bool) -> i
         outcome.created + outcome.updated, collected.skipped, f" (lore does not follow links out of {path})"
     )
     return 0
+
+
+_NOTES = "On a server, add notes with `lore notes add --file PATH` (one per file), or ask its operator."
 
 
 def _listed(written: list[str], skipped: list[tuple[Path, str]], why_skipped: str = "") -> None:
@@ -113,6 +127,7 @@ def _listed(written: list[str], skipped: list[tuple[Path, str]], why_skipped: st
 
 
 def import_instructions(target: str | None, workspace: str | None, allow_secret: bool) -> int:
+    local_only("import-instructions", _NOTES)
     with runtime() as rt:
         folder = Path(target).expanduser() if target else None
         # The folder's own workspace decides (its repository, its space), not the working directory's:
@@ -127,6 +142,7 @@ def import_instructions(target: str | None, workspace: str | None, allow_secret:
 
 
 def erase(item: str, yes: bool, full: bool) -> int:
+    local_only("purge", ON_THE_SERVER)
     with runtime(config_optional=True) as rt:
         planned = data.purge_plan(rt, item)
         if not yes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from lore.core import outcomes
 from lore.core.config import load_config
@@ -22,6 +23,11 @@ def _external_url() -> str | None:
 
 
 def run(action: str) -> int:
+    from lore.cli.gateway import local_note
+
+    note = local_note(f"db {action}")
+    if note:
+        print(note, file=sys.stderr)
     external = _external_url()
     if external and action in ("start", "stop"):
         print(f"lore uses an external database ({redact(external)}); nothing to {action}.")

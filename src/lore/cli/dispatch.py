@@ -62,6 +62,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lore.cli import token
 
         return token.run(args.action, args.target, expires=args.expires, label=args.label, user=args.user)
+    if command in ("login", "logout", "mcp-headers"):
+        from lore.cli import signin
+
+        if command == "login":
+            return signin.run(
+                "login", args.url, with_token=args.with_token, browser=args.browser, no_open=args.no_open
+            )
+        return signin.run(command)
     if command == "config":
         from lore.cli import config_push
 

@@ -40,6 +40,30 @@ def _check_server(server: str, installer: installers.Installer) -> None:
         )
 
 
+def _server_in_use(
+    given: str | None, installer: installers.Installer, action: str
+) -> tuple[str | None, bool]:
+    """The server an install wires in: `--server URL`, else the one this machine uses (`LORE_URL`, else
+    `lore login`'s); and whether it is the login's (its token then comes from `lore mcp-headers`)."""
+    from lore.core import login
+    from lore.hooks.credentials import origin
+
+    stored = login.read(os.environ)
+    url = given or os.environ.get("LORE_URL", "").strip() or (stored.url if stored else None)
+    logged_in = bool(url and stored and origin(stored.url) == origin(url))
+    if given or not url or action != "install" or installer.hosted:
+        return (url if action == "install" else given), logged_in
+    from lore.core.errors import InvalidInput
+
+    known = ", ".join(sorted(n for n, i in installers.registry().items() if i.hosted))
+    raise InvalidInput(
+        f"This machine uses the server {origin(url)}, and {installer.name} cannot be wired to a server yet "
+        "(a local install would keep its memory apart from the server's).",
+        f"Clients that can: {known}. For {installer.name}, see docs/deploy.md (an HTTP MCP entry by hand); "
+        "`lore logout` (and unset LORE_URL) to install it with this machine's own database.",
+    )
+
+
 def project_root(cwd: Path) -> Path:
     """`--project`: the checkout that holds `cwd` (its git top-level), else `cwd` itself."""
     from lore.core.workspace import git_info
@@ -52,9 +76,11 @@ def run(
     action: str, client: str, project: bool = False, dry_run: bool = False, server: str | None = None
 ) -> int:
     installer = installers.get(client)
+    server, logged_in = _server_in_use(server, installer, action)
     if server:
         _check_server(server, installer)
-    scope = installers.scope(project_root(Path.cwd()) if project else None, server=server)
+    root = project_root(Path.cwd()) if project else None
+    scope = installers.scope(root, server=server, logged_in=logged_in)
     edits = Edits()
     if action == "install":
         changes = installer.install(scope, lore_executable(), edits)

@@ -7,45 +7,36 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from dataclasses import asdict
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from lore.cli.context import runtime
+from lore.cli.context import gateway
 from lore.core import render
 from lore.core.errors import InvalidInput
 from lore.core.inert import printable
-from lore.core.injection import Injection
-from lore.service import handoffs, log
+from lore.core.injection import FOLDED, Injection
+from lore.core.rows import from_json
 
 
 def run(args: argparse.Namespace) -> int:
-    with runtime() as rt:
-        session = rt.command_session(None)
-        spaces = rt.config().ids  # a person reads every space of their config
-        if args.action == "show":
-            if not args.id:
-                raise InvalidInput(
-                    "lore log show takes ID.", "Example: lore log show 12 (`lore log` lists ids)."
-                )
-            found = log.get(rt, spaces, args.id)
-            named = handoffs.public_ids(rt, spaces, [found.handoff])
-            print(
-                json.dumps(_json(found, named), ensure_ascii=False, indent=2)
-                if args.json
-                else _full(found, named)
-            )
-            return 0
-        where = str(Path(os.path.abspath(args.workspace))) if args.workspace else None
-        rows = log.recent(rt, spaces, client=args.client, workspace=where, since=args.since, limit=args.limit)
-        named = handoffs.public_ids(rt, spaces, [r.handoff for r in rows]) if args.json else {}
-    if args.json:
-        print(json.dumps([_json(r, named) for r in rows], ensure_ascii=False, indent=2))
+    if args.action == "show":
+        if not args.id:
+            raise InvalidInput("lore log show takes ID.", "Example: lore log show 12 (`lore log` lists ids).")
+        with gateway() as gw:
+            found = gw.log_record(args.id)["record"]
+        row = _row(found)
+        print(
+            json.dumps(found, ensure_ascii=False, indent=2) if args.json else _full(row, found.get("handoff"))
+        )
         return 0
+    with gateway() as gw:
+        got = gw.log(client=args.client, workspace=args.workspace, since=args.since, limit=args.limit)
+        where = gw.where
+    if args.json:
+        print(json.dumps(got["records"], ensure_ascii=False, indent=2))
+        return 0
+    rows = [_row(r) for r in got["records"]]
     if not rows:
-        print(f"No injections recorded yet (spaces {', '.join(spaces)}; from {session.signal.path}).")
+        print(f"No injections recorded yet (spaces {', '.join(got['spaces'])}; on {where}).")
         return 0
     for row in rows:
         print(_line(row))
@@ -70,9 +61,15 @@ def _folds(pairs: list[tuple[str, str]]) -> str:
     return ", ".join(f"{a} into {b}" for a, b in pairs)
 
 
-def _full(row: Injection, named: dict[int, str]) -> str:
+def _row(found: dict[str, Any]) -> Injection:
+    """A record as /api and the gateway send it (`cut` the budget's, `folded` apart) as a row."""
+    folds = [f"{a}{FOLDED}{b}" for a, b in found.get("folded") or []]
+    return from_json(Injection, found | {"cut": [*found.get("cut", []), *folds]})
+
+
+def _full(row: Injection, handoff: Any) -> str:
     """One record in full; its handoff by the handoff's public id (its note's, as the text says)."""
-    led = named.get(row.handoff, "a handoff since purged") if row.handoff else None
+    led = (handoff or "a handoff since purged") if row.handoff else None
     head = [
         f"#{row.id} {row.kind} {row.at.isoformat(timespec='seconds')} via {row.via}: {row.client}"
         + (f" (session {row.session_id})" if row.session_id else ""),
@@ -88,9 +85,3 @@ def _full(row: Injection, named: dict[int, str]) -> str:
         "",
     ]
     return "\n".join(head) + printable(row.text)
-
-
-def _json(row: Injection, named: dict[int, str]) -> dict[str, Any]:
-    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
-    handoff = named.get(row.handoff) if row.handoff else None  # n_N, as shown everywhere
-    return out | {"handoff": handoff, "cut": row.budget_cut, "folded": [list(x) for x in row.folded]}

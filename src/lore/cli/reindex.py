@@ -26,6 +26,10 @@ def bar(done: int, total: int, started: float, width: int = 30) -> str:
 
 
 def run(*, everything: bool = False) -> int:
+    from lore.cli.data import ON_THE_SERVER
+    from lore.cli.gateway import local_only
+
+    local_only("reindex", ON_THE_SERVER)
     try:
         config = load_config()
         settings = config.embedder

@@ -243,6 +243,12 @@ def app_for(state: Runtime, options: Options, announce: Callable[[str], None] | 
     if announce is not None:
         announce(options.base_url)
     mode = "sign-in" if options.sign_in else "local, no sign-in"
+    if not options.sign_in:
+        from lore.cli.gateway import local_note
+
+        note = local_note("serve")
+        if note:
+            logging.getLogger("lore").warning("%s", note)
     # The ready line: the socket listens already, so a client that reads it can connect.
     logging.getLogger("lore").info("serving %s/mcp (%s)", options.base_url, mode)
     link = getattr(app.state, "sign_in_link", None)

@@ -47,34 +47,45 @@ def init() -> int:
 
 
 def which(directory: str | None) -> int:
-    from lore.core.session import build
-    from lore.core.workspace import WorkspaceSignal
+    """The space of a directory and why, and where it lives: this machine's database, or the server
+    this machine uses (whose copy of the config decides there)."""
+    from lore.cli.context import gateway
 
-    config = load_config()
-    target = Path(directory or os.getcwd()).expanduser()
-    source = "argument" if directory else "cwd"
-    session = build(WorkspaceSignal(target, source), config, os.environ, "cli")
-    print(session.space)
-    print(f"  why: {session.resolved.reason} (rule: {session.resolved.rule})")
-    print(f"  workspace name: {session.workspace_name}")
-    others = [s for s in session.readable if s != session.space]
+    with gateway() as gw:
+        found = gw.which(directory or os.getcwd())
+        where = gw.where
+    print(found["space"])
+    print(f"  why: {found['reason']} (rule: {found['rule']})")
+    print(f"  workspace name: {found['workspace_name']}")
+    others = [s for s in found["readable"] if s != found["space"]]
     if others:
         print(f"  also reads: {', '.join(others)}")
+    if where == "this machine":
+        print("  lives on: this machine's database")
+    else:
+        user = f" (user {found['user']})" if found.get("user") else ""
+        print(f"  lives on: the server {where}{user}, resolved with the config pushed there")
     return 0
 
 
 def doctor() -> int:
-    """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed."""
+    """Each line: OK, WARN or FAIL, and for anything not OK, the fix. Exit 1 when anything failed.
+    On a machine that uses a server, the server is checked instead of a local database (which is
+    then never started nor created: lore.cli.doctor_client)."""
     from lore.cli import doctor_hooks
 
     lines: list[tuple[str, str]] = []
-    config = _check_config(lines)
-    if config is not None:
-        _check_paths(config, lines)
-        _check_database(config, lines)
-        if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
-            _check_login_start(lines)
-    _check_embedder(config, lines)
+    server = _server(lines)
+    if server is not None:
+        _check_client(server, lines)
+    else:
+        config = _check_config(lines)
+        if config is not None:
+            _check_paths(config, lines)
+            _check_database(config, lines)
+            if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
+                _check_login_start(lines)
+        _check_embedder(config, lines)
     _check_signal(lines)
     from lore import installers
 
@@ -85,6 +96,31 @@ def doctor() -> int:
     for level, text in lines:
         print(f"{level:<4} {text}")
     return 1 if any(level == "FAIL" for level, _ in lines) else 0
+
+
+def _server(lines: list[tuple[str, str]]) -> Any:
+    """The server this machine uses (lore.hooks.credentials), or None; an unusable login is a FAIL."""
+    from lore.hooks import credentials
+
+    try:
+        return credentials.server(os.environ, timeout=10.0)
+    except LoreError as exc:
+        lines.append(("FAIL", f"login: {exc.message} → {exc.hint}"))
+        return None
+
+
+def _check_client(server: Any, lines: list[tuple[str, str]]) -> None:
+    from lore.cli import doctor_client
+
+    path = config_path(os.environ)
+    config = None
+    if path.exists():
+        config = _check_config(lines)
+    else:
+        lines.append(("OK", f"no config file here ({path}): the config pushed to the server decides"))
+    doctor_client.check(server, config, lines)
+    if config is not None:
+        _check_paths(config, lines)
 
 
 def _check_config(lines: list[tuple[str, str]]) -> Config | None:

@@ -9,37 +9,42 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 import anyio
 
-from lore.cli.context import runtime
+from lore.cli.context import gateway, runtime
+from lore.cli.gateway import Gateway, local_only
 from lore.core import inbox
 from lore.core.errors import InvalidInput
 from lore.core.inert import printable
-from lore.core.rows import Message
-from lore.core.session import SessionContext
+from lore.core.rows import Message, Task, from_json
 from lore.service import work
-from lore.service.runtime import Runtime, first_error
 
 SOURCE = "cli"
 
 
 def run(args: argparse.Namespace) -> int:
-    with runtime() as rt:
-        session = rt.command_session(args.workspace)
+    if args.command == "listen":
+        local_only(
+            "listen",
+            "Follow the server's messages in an agent (the per-prompt hook shows what arrived), or with "
+            "`lore messages` now and then.",
+        )
+        with runtime() as rt:
+            space = rt.command_session(args.workspace).space
+            return anyio.run(partial(_listen, rt, space, desktop=not args.no_desktop))
+    with gateway() as gw:
         if args.command == "tasks":
-            return _tasks(rt, session, args)
-        if args.command == "messages" and args.action != "send":
-            return _messages(rt, session, args.action)
-        if args.command == "messages":
-            return anyio.run(_send, rt, session, args)
-        return anyio.run(partial(_listen, rt, session.space, desktop=not args.no_desktop))
+            return _tasks(gw, args)
+        if args.action == "send":
+            return _send(gw, args)
+        return _messages(gw, args.workspace, args.action)
 
 
-def _tasks(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> int:
+def _tasks(gw: Gateway, args: argparse.Namespace) -> int:
     rest: list[str] = args.args
     if args.action == "file":
         if not 1 <= len(rest) <= 2:
@@ -47,63 +52,70 @@ def _tasks(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> in
                 "lore tasks file takes TITLE [BODY].", 'Example: lore tasks file "Fix CI" "why…"'
             )
         body = rest[1] if len(rest) > 1 else rest[0]
-        task = work.file_task(rt, session, rest[0], body, to=args.to, allow_secret=args.allow_secret)
+        filed = gw.file_task(args.workspace, rest[0], body, to=args.to, allow_secret=args.allow_secret)
+        task = from_json(Task, filed["task"])
         print(f"Filed {task.id} ({task.status}) in space {task.space}.")
         return 0
     if args.action == "update":
         if len(rest) != 2:
             raise InvalidInput("lore tasks update takes ID STATUS.", "Example: lore tasks update n_12 doing")
-        before, task = work.update_task(rt, session, rest[0], rest[1], args.note)
-        print(f"{task.id}: {before} → {task.status}.")
+        moved = gw.update_task(args.workspace, rest[0], rest[1], args.note)
+        print(f"{moved['task']['id']}: {moved['before']} → {moved['task']['status']}.")
         return 0
     if args.action == "show":
         if len(rest) != 1:
             raise InvalidInput("lore tasks show takes ID.", "Example: lore tasks show n_12")
-        task, events = work.task(rt, session.readable, rest[0])
-        print(terminal(inbox.task_line(task, max_body=100_000)))
-        print(terminal(f"  filed {task.filed_at:%Y-%m-%d %H:%M} by {task.from_space} ({task.from_source})"))
-        for event in events:
-            why = f": {event.note}" if event.note else ""
-            print(
-                terminal(
-                    f"  {event.at:%Y-%m-%d %H:%M} → {event.status} by {event.space} ({event.source}){why}"
-                )
-            )
-        return 0
-    statuses = inbox.STATUSES if args.all else inbox.OPEN_STATUSES
-    rows, total = work.tasks_of(rt, session.space, statuses, limit=10_000)
+        return _show_task(gw.task(args.workspace, rest[0]))
+    listed = gw.tasks(args.workspace, every=args.all)
+    rows, space = [from_json(Task, t) for t in listed["tasks"]], listed["space"]
     if not rows:
-        print(f"No {'' if args.all else 'open '}tasks in space {session.space}.")
+        print(f"No {'' if args.all else 'open '}tasks in space {space}.")
         return 0
-    print(f"Tasks of space {session.space} ({total}):")
+    print(f"Tasks of space {space} ({listed['total']}):")
     for task in rows:
         print(terminal(inbox.task_line(task)))
     return 0
 
 
-def _messages(rt: Runtime, session: SessionContext, action: str) -> int:
+def _show_task(found: dict[str, Any]) -> int:
+    task = from_json(Task, found["task"])
+    print(terminal(inbox.task_line(task, max_body=100_000)))
+    print(terminal(f"  filed {task.filed_at:%Y-%m-%d %H:%M} by {task.from_space} ({task.from_source})"))
+    for event in found["events"]:
+        why = f": {event['note']}" if event.get("note") else ""
+        at = datetime.fromisoformat(event["at"])
+        print(
+            terminal(
+                f"  {at:%Y-%m-%d %H:%M} → {event['status']} by {event['space']} ({event['source']}){why}"
+            )
+        )
+    return 0
+
+
+def _messages(gw: Gateway, workspace: str | None, action: str) -> int:
     if action == "read":
-        got = work.read_messages(rt, session, SOURCE)
-        for message in got.messages:
-            print(terminal(inbox.message_line(message)))
-        left = got.unread_left
-        if got.messages:
-            print(f"{len(got.messages)} read{f'; {left} more unread (read again)' if left else ''}.")
+        got = gw.read_messages(workspace)
+        for message in got["messages"]:
+            print(terminal(inbox.message_line(from_json(Message, message))))
+        left = got["unread_left"]
+        if got["messages"]:
+            print(f"{len(got['messages'])} read{f'; {left} more unread (read again)' if left else ''}.")
         else:
             print("No unread messages.")
         return 0
-    shown = work.recent_messages(rt, session.space, limit=30)
-    if not shown:
-        print(f"No messages to or from space {session.space}.")
+    listed = gw.messages(workspace)
+    space = listed["space"]
+    if not listed["messages"]:
+        print(f"No messages to or from space {space}.")
         return 0
-    for message in shown:
+    for message in (from_json(Message, m) for m in listed["messages"]):
         mark = "unread" if message.read_at is None else "read"
-        to = f"to {message.to_space}, " if message.to_space != session.space else ""
+        to = f"to {message.to_space}, " if message.to_space != space else ""
         print(terminal(f"{inbox.message_line(message)} [{to}{mark}]"))
     return 0
 
 
-async def _send(rt: Runtime, session: SessionContext, args: argparse.Namespace) -> int:
+def _send(gw: Gateway, args: argparse.Namespace) -> int:
     rest: list[str] = args.args
     if len(rest) != 2:
         raise InvalidInput(
@@ -113,41 +125,30 @@ async def _send(rt: Runtime, session: SessionContext, args: argparse.Namespace) 
         inbox.parse_message_id(args.reply_to, "--reply-to")
     wait = inbox.wait_seconds(args.wait)
 
-    def said(sent: Message) -> None:
-        print(f"Sent {sent.id} to {sent.to_space}; waiting up to {wait:g} s for the reply…", flush=True)
+    def said(sent: dict[str, Any]) -> None:
+        print(f"Sent {sent['id']} to {sent['to_space']}; waiting up to {wait:g} s for the reply…", flush=True)
 
-    def send() -> Awaitable[work.Sent]:
-        return work.send_message(
-            rt,
-            session,
-            rest[0],
-            rest[1],
-            reply_to=args.reply_to,
-            wait_seconds=wait,
-            reader=SOURCE,
-            allow_secret=args.allow_secret,
-            on_sent=said,
-        )
-
+    done = gw.send_message(
+        args.workspace,
+        rest[0],
+        rest[1],
+        on_sent=said,
+        reply_to=args.reply_to,
+        wait_seconds=wait,
+        allow_secret=args.allow_secret,
+    )
+    sent = done["message"]
     if not wait:
-        sent = (await send()).message
-        print(f"Sent {sent.id} to {sent.to_space}.")
+        print(f"Sent {sent['id']} to {sent['to_space']}.")
         return 0
-    try:
-        async with anyio.create_task_group() as group:
-            rt.replies.attach(group)  # the reply is waited for on one LISTEN connection, as in the servers
-            done = await send()
-            group.cancel_scope.cancel()
-    except BaseExceptionGroup as failed:
-        raise first_error(failed) from None
-    if done.reply is None:
+    if done["reply"] is None:
         print("No reply yet; `lore messages` shows it when it comes.")
         return 1
-    print(terminal(inbox.message_line(done.reply)))
+    print(terminal(inbox.message_line(from_json(Message, done["reply"]))))
     return 0
 
 
-async def _listen(rt: Runtime, space: str, *, desktop: bool) -> int:
+async def _listen(rt: Any, space: str, *, desktop: bool) -> int:
     def state(what: str) -> None:
         text = "lost the database connection; reconnecting…" if what == "lost" else "reconnected"
         print(f"lore listen: {text}", file=sys.stderr, flush=True)

@@ -20,6 +20,11 @@ CLI: Caller = "cli"
 WEB: Caller = "web"
 
 
+def caller_of(value: object) -> Caller:
+    """The caller a request names (`/api`'s `caller`, for `lore` commands on a client); else a tool's."""
+    return CLI if value == "cli" else WEB if value == "web" else TOOL
+
+
 def _shell(text: str) -> str:
     """`text` as one shell word in double quotes (the characters the shell reads there escaped)."""
     escaped = "".join("\\" + c if c in '"\\$`' else c for c in text)

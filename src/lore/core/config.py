@@ -26,6 +26,10 @@ MAX_HANDOFF_HOURS = 8760
 DEFAULT_RETENTION_DAYS = 90  # the record of what lore told each agent is kept this long
 MAX_RETENTION_DAYS = 3650
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+# Another user's space in `reads_from` / `accepts_from` (a teammate's, on a server with sign-in):
+# `<user>/<space>`. It takes effect only when that user's config names this space back (lore.core.links).
+FOREIGN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/[A-Za-z0-9_.-]{1,64}")
+MAX_FOREIGN = 32
 _KNOWN = {
     "": ("default_space", "space", "database", "session_start", "embedder", "log"),
     "space": ("id", "paths", "remotes", "reads_from", "accepts_from"),
@@ -104,6 +108,10 @@ class Config:
     # `[database] listen_url` and `pooler` (lore.core.pooling): LISTEN beside a transaction pooler
     database_listen_url: str | None = None
     database_pooler: str | None = None
+    # Sign-in mode: teammates' spaces linked to this user's (both configs name each other), each with
+    # the spaces of this user it accepts from. Never resolved to, never listed: only a `to` of
+    # file_task / send_message can name one (lore.core.links).
+    peers: tuple[SpaceConfig, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -111,6 +119,10 @@ class Config:
 
     def space(self, id: str) -> SpaceConfig | None:
         return next((s for s in self.spaces if s.id == id), None)
+
+    def target(self, id: str) -> SpaceConfig | None:
+        """A space a task or a message may be addressed to: one of this config's, or a linked peer's."""
+        return self.space(id) or next((s for s in self.peers if s.id == id), None)
 
     def readable_spaces(self, id: str) -> tuple[str, ...]:
         """The space itself first, then its `reads_from` (one-way, not transitive)."""
@@ -163,8 +175,28 @@ def read_config_text(path: Path) -> str:
 
 
 def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) -> Config:
+    """This machine's config file, for this machine's database: another user's spaces it names (a
+    teammate's, for a server) mean nothing here and are left out."""
     path = path if path is not None else config_path(os.environ if env is None else env)
-    return parse_config(read_config_text(path), path)
+    return local_only(parse_config(read_config_text(path), path))
+
+
+def foreign(ref: str) -> bool:
+    """Whether a `reads_from` / `accepts_from` entry names another user's space (`bob/work`)."""
+    return "/" in ref
+
+
+def local_only(config: Config) -> Config:
+    """`config` without the entries naming other users' spaces."""
+    from dataclasses import replace
+
+    def mine(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(v for v in values if not foreign(v))
+
+    spaces = tuple(
+        replace(s, reads_from=mine(s.reads_from), accepts_from=mine(s.accepts_from)) for s in config.spaces
+    )
+    return replace(config, spaces=spaces)
 
 
 Signature = tuple[int, int, int, int, int]
@@ -241,9 +273,14 @@ def parse_config(text: str, path: Path) -> Config:
             raise _error(path, line, what, "give each [[space]] its own id, or merge the two tables into one")
         first[space.id] = i
     known = ", ".join(first) or "none"
+    named_foreign = 0
     for i, space in enumerate(spaces):
         for key in ("reads_from", "accepts_from"):
             for ref in getattr(space, key):
+                if foreign(ref):
+                    named_foreign += 1
+                    _check_foreign(ref, named_foreign, loc.value_line(loc.space_region(i), key, ref), path)
+                    continue
                 if ref not in first:
                     line = loc.value_line(loc.space_region(i), key, ref)
                     hint = f'use a configured id ({known}) or add a [[space]] with id = "{ref}"'
@@ -392,6 +429,14 @@ def _parse_space(raw: Any, index: int, loc: _Locator, path: Path) -> SpaceConfig
             hint = 'only a trailing * is supported (e.g. "~/codes/acme-*"): list the directories instead'
             raise _error(path, line, f"space {space_id!r}: path {pattern!r} has a * before its end", hint)
     return SpaceConfig(space_id, lists["paths"], lists["remotes"], lists["reads_from"], lists["accepts_from"])
+
+
+def _check_foreign(ref: str, count: int, line: int | None, path: Path) -> None:
+    if not FOREIGN_RE.fullmatch(ref):
+        hint = 'name another user\'s space as "<user>/<space>", e.g. "bob/work"'
+        raise _error(path, line, f"{ref!r} is not a space id, nor another user's space", hint)
+    if count > MAX_FOREIGN:
+        raise _error(path, line, f"more than {MAX_FOREIGN} entries name other users' spaces", "name fewer")
 
 
 def _table(data: dict[str, Any], name: str, loc: _Locator, path: Path) -> dict[str, Any]:

@@ -66,15 +66,21 @@ def wait_seconds(value: object) -> float:
 
 
 def check_target(config: Config, sender: str, target: str) -> None:
-    """Raise unless `sender` may drop tasks or messages into `target` (its own space always may)."""
-    if config.space(target) is None:
+    """Raise unless `sender` may drop tasks or messages into `target` (its own space always may). A
+    teammate's space is a target only while both configs name each other (lore.core.links); any other
+    user's space is the same "no space" as one that does not exist."""
+    accepted = config.target(target)
+    if accepted is None:
         known = ", ".join(config.ids) or "none"
         raise NotFound(f"No space {target!r} in the lore config.", f"Use a configured space id ({known}).")
-    if target == sender:
+    if target == sender or sender in accepted.accepts_from:
         return
-    accepted = config.space(target)
-    if accepted is not None and sender in accepted.accepts_from:
-        return
+    if config.space(target) is None:  # a teammate's space, linked to other spaces of the sender's
+        raise Refused(
+            f"Space {target!r} is linked to {', '.join(accepted.accepts_from)}, not to {sender!r}.",
+            f"Both configs must name each other: {sender!r} in accepts_from of {target!r}, and {target!r} "
+            f"in accepts_from of {sender!r} (then `lore config push` on each side).",
+        )
     where = str(config.path) if config.path else "the lore config"
     raise Refused(
         f"Space {target!r} does not accept tasks or messages from {sender!r}.",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lore.core.config import Config, SpaceConfig, parse_config
+from lore.core.config import Config, SpaceConfig, foreign, parse_config
 from lore.core.errors import InvalidInput
 
 PREFIX = "lore_"
@@ -137,7 +137,9 @@ def scope(config: Config, user: str) -> Config:
     """The same config with every space id prefixed by `<user>/` (pure)."""
 
     def ids(values: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(scoped(user, v) for v in values)
+        # Another user's space (`bob/work`) stays as written: lore.core.links keeps it only while
+        # that user's config names this space back.
+        return tuple(v if foreign(v) else scoped(user, v) for v in values)
 
     spaces = tuple(
         SpaceConfig(

@@ -8,32 +8,22 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from lore.core import outcomes, spool
 from lore.core.config import Config
 from lore.core.errors import HookFailure, LoreError
 from lore.db import embedded, locate
 from lore.db.psql import PsqlPort
+from lore.hooks import credentials
+from lore.hooks.credentials import Server as Server
 from lore.hooks.guard import Run
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    token: str
-
-    @property
-    def origin(self) -> str:
-        from lore.hooks import remote
-
-        return remote.origin(self.url)
-
-
 def server(env: Mapping[str, str]) -> Server | None:
-    """The server the hooks use (hosted mode), or None (this machine's database)."""
-    url = env.get("LORE_URL", "").strip()
-    return Server(url, env.get("LORE_TOKEN", "").strip()) if url else None
+    """The server the hooks use (hosted mode: `LORE_URL`, else the login `lore login` stored), or None
+    (this machine's database). Reading no login costs one failed open(); a stored one, a small read
+    (docs/benchmarks.md, "Reading the login")."""
+    return credentials.server(env, timeout=1.0)
 
 
 class Unavailable(HookFailure):

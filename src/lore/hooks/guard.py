@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 
 from lore.core import hooklog as log
-from lore.core import hookruns, outcomes, spool
+from lore.core import hookruns, login, outcomes, spool
 from lore.core.errors import DeadlinePassed
 from lore.core.outcomes import Outcome
 from lore.hooks.deadline import DEADLINE_RANGE, DEFAULT_DEADLINE, deadline
@@ -96,13 +96,20 @@ class Run:
 
 
 def _target(env: Mapping[str, str]) -> str:
-    """Where this run's writes go: the server's origin in hosted mode, else this machine."""
+    """Where this run's writes go: the server's origin in hosted mode (LORE_URL, else the login `lore
+    login` stored), else this machine. Never raises: an unusable login file fails the body later."""
+    from lore.hooks import credentials
+
     url = env.get("LORE_URL", "").strip()
     if not url:
-        return spool.LOCAL
-    from lore.hooks import remote
-
-    return remote.origin(url)
+        try:
+            stored = login.read(env)
+        except Exception:
+            return spool.LOCAL
+        if stored is None:
+            return spool.LOCAL
+        url = stored.url
+    return credentials.origin(url)
 
 
 def new_key() -> str:

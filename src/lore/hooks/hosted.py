@@ -37,7 +37,8 @@ def where(workspace: str) -> dict[str, Any]:
 
 
 def _post(run: Run, server: Server, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    return remote.call(server.url, server.token, path, body, timeout=max(0.05, run.left() - 0.05))
+    timeout = max(0.05, run.left() - 0.05)
+    return remote.call(server.url, server.token, path, body, timeout=timeout, named=server.named)
 
 
 def _answer(data: dict[str, Any]) -> Answer:

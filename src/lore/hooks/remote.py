@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode, urljoin, urlsplit
+from urllib.parse import urlencode, urljoin
 
 from lore.core.errors import RemoteError
 
@@ -52,39 +52,28 @@ def fetch(
 
 
 def call(
-    base_url: str, token: str, path: str, body: dict[str, Any] | None, *, timeout: float
+    base_url: str,
+    token: str,
+    path: str,
+    body: dict[str, Any] | None,
+    *,
+    timeout: float,
+    named: str = "LORE_TOKEN",
+    method: str | None = None,
 ) -> dict[str, Any]:
-    """One request to the server (`body`: a JSON POST; None: a GET); its JSON object. A refusal,
-    an error or no answer in `timeout` is a RemoteError saying which (never the token)."""
+    """One request to the server (`body`: a JSON POST; None: a GET; `method` another verb); its JSON
+    object. A refusal, an error or no answer in `timeout` is a RemoteError saying which (never the
+    token: `named` is what the message calls it)."""
     import urllib.error
-    import urllib.request
 
     url = f"{base_url.rstrip('/')}{path}"
-    headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data_out = None
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-        data_out = json.dumps(body, ensure_ascii=False).encode()
-    request = urllib.request.Request(
-        url, data=data_out, headers=headers, method="POST" if body is not None else "GET"
-    )
     try:
-        with opener().open(request, timeout=timeout) as response:
+        with opener().open(_request(url, token, body, method), timeout=timeout) as response:
             data = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         with exc:
-            detail = _error_detail(exc.read())
-        if exc.code in _REDIRECTS:
-            where = origin(urljoin(url, exc.headers.get("Location") or ""))
-            raise RemoteError(
-                f"the server answered with a redirect ({exc.code}) to {where}; lore does not follow "
-                "redirects (the token would go along): set LORE_URL to the server's final address"
-            ) from None
-        if exc.code == 401:
-            raise RemoteError("the server refused LORE_TOKEN (401): check it, or create a new one") from None
-        raise RemoteError(f"the server answered {exc.code}{detail}") from None
+            raw = exc.read()
+        raise refusal(url, exc.code, exc.headers.get("Location"), raw, named) from None
     except TimeoutError:
         raise RemoteError(f"the server did not answer within {timeout:.2f}s") from None
     except urllib.error.URLError as exc:
@@ -99,18 +88,40 @@ def call(
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
+def _request(url: str, token: str, body: dict[str, Any] | None, method: str | None) -> Any:
+    import urllib.request
+
+    headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data_out = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data_out = json.dumps(body, ensure_ascii=False).encode()
+    verb = method or ("POST" if body is not None else "GET")
+    return urllib.request.Request(url, data=data_out, headers=headers, method=verb)
+
+
+def refusal(url: str, code: int, location: str | None, raw: bytes, named: str) -> RemoteError:
+    """What an HTTP error answer means, in one line: never the token (`named` is what it is called),
+    and for an error of lore's, its message and hint."""
+    if code in _REDIRECTS:
+        where = origin(urljoin(url, location or ""))
+        return RemoteError(
+            f"the server answered with a redirect ({code}) to {where}; lore does not follow "
+            "redirects (the token would go along): set LORE_URL to the server's final address"
+        )
+    if code == 401:
+        fix = "check it, or create a new one" if named == "LORE_TOKEN" else "run `lore login URL` again"
+        return RemoteError(f"the server refused {named} (401): {fix}")
+    return RemoteError(f"the server answered {code}{_error_detail(raw)}")
+
+
 def origin(url: str) -> str:
     """scheme://host[:port] of `url`: never its user, password, path or query."""
-    try:
-        parts = urlsplit(url)
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "an address lore cannot read"
-    return (
-        f"{parts.scheme}://{parts.hostname}{port}"
-        if parts.scheme and parts.hostname
-        else "an unknown address"
-    )
+    from lore.hooks.credentials import origin as of
+
+    return of(url)
 
 
 def _error_detail(raw: bytes) -> str:

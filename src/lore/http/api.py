@@ -14,19 +14,17 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
 
     GET  /api/me                         who is signed in
     GET  /api/spaces                     the user's spaces (config as resolved)
+    GET  /api/which?workspace=           the space a workspace resolves to, and why (`lore which`)
     PUT  /api/config                     {"toml", "home"}: replace the user's config (sign-in mode)
     GET  /api/session-start?workspace=&client=    the session-start text, rendered by the server
     POST /api/hooks/...                  the hosted hooks' events (lore.http.hook_routes)
-    GET  /api/log[?client&since&limit]   what lore told the caller's agents (their spaces only)
-    GET  /api/log/{id}                   one record, with the text as the agent received it
-    GET  /api/facts?workspace=[&subject&as_of&valid_at]
-    POST /api/facts                      {"statement", "subject"?, "valid_from"?, "valid_to"?, "supersedes"?}
-                                         201 with the new fact, or 200 with the copy already there;
-                                         the write-time check's findings in "similar", "conflicts"
-    GET  /api/facts/{id}?workspace=      every version of one fact
-    POST /api/facts/{id}/revise          {"statement"?, "subject"?, "valid_from"?, "valid_to"?}
-                                         a new version; what is absent stays (changing nothing: 400)
-    POST /api/facts/{id}/forget          {"reason"}
+    /api/facts, /api/facts/{id}[/revise|/forget], /api/log[/{id}]   lore.http.api_facts
+    /api/notes, /api/search, /api/handoff, /api/tidy   lore.http.api_memory
+    /api/tasks, /api/messages            lore.http.api_work
+    GET  /api/export                     lore.http.api_data
+
+The command line on a client (lore.cli.gateway) calls these with `X-Lore-Client: cli`: what it writes
+says `cli`, as a local command's does. A write's `allow_secret` is `--allow-secret`: a person's choice.
 
 The checks themselves (and the status of each LoreError) live in lore.request_guard, shared with the web UI.
 """
@@ -36,27 +34,27 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore.core import local_secret, users, validate
+from lore.core import local_secret, users
 from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
-from lore.core.injection import Injection
-from lore.core.rows import Fact
 from lore.core.session import SessionContext
-from lore.http import guard, hook_routes
+from lore.http import api_data, api_facts, api_memory, api_work, guard, hook_routes
 from lore.http.guard import foreign_origin
-from lore.service import accounts, handoffs, log, memory
+from lore.service import accounts, wire
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime
 from lore.service.session_start import client_of, session_start
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 512 * 1024
+CLIENT_HEADER = "x-lore-client"  # `cli`: the command line on a client (lore.cli.gateway)
 
 
 def unauthorized() -> Response:
@@ -103,12 +101,19 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
 
     @route("/api/me", ["GET"])
     async def me(_: Request) -> Response:
-        return JSONResponse({"user": state.user(), "mode": "sign-in" if sign_in else "local"})
+        """Who is signed in; and when the token of this request runs out (`lore doctor` on a client)."""
+        body: dict[str, Any] = {"user": state.user(), "mode": "sign-in" if sign_in else "local"}
+        held = get_access_token() if sign_in else None
+        if held is not None:
+            ends = held.expires_at
+            body["expires_at"] = datetime.fromtimestamp(ends, UTC).isoformat() if ends else None
+        return JSONResponse(body)
 
     @route("/api/spaces", ["GET"])
     async def spaces(_: Request) -> Response:
         config, _env, _prefix = await state.scope()
         user = state.user()
+        pushed = await state.accounts.fresh(user) if state.accounts is not None and user else None
         return JSONResponse(
             {
                 "user": user,
@@ -117,8 +122,15 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                     {**asdict(s), "name": users.local_name(user, s.id) if user else s.id}
                     for s in config.spaces
                 ],
+                # sign-in mode: which push this is (0: never pushed, the starter) and its HOME
+                "version": pushed.version if pushed is not None else None,
+                "home": pushed.home if pushed is not None else None,
             }
         )
+
+    @route("/api/which", ["GET"])
+    async def which(request: Request) -> Response:
+        return JSONResponse({**wire.session(await _session(request, "api")), "user": state.user()})
 
     @route("/api/config", ["PUT"])
     async def push_config(request: Request) -> Response:
@@ -135,12 +147,14 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 'send {"toml": "<config file text>", "home": "<your HOME>"}', "use `lore config push`"
             )
         pushed = await state.call(accounts.push_config, user, text, home)
+        linked = await state.call(accounts.link_report, user)
         return JSONResponse(
             {
                 "user": user,
                 "version": pushed.version,
                 "spaces": [users.local_name(user, s) for s in pushed.config.ids],
                 "ignored": list(pushed.ignored),
+                "links": linked,
             }
         )
 
@@ -162,90 +176,11 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             }
         )
 
-    @route("/api/facts", ["GET", "POST"])
-    async def fact_list(request: Request) -> Response:
-        if request.method == "POST":
-            data = await _json(request)
-            session = await _session(request, "api", data.get("workspace"))
-            done = await state.call(
-                memory.remember_fact,
-                session,
-                data.get("statement"),
-                supersedes=data.get("supersedes"),
-                **_fields(data),
-            )
-            # 201 for a new fact; 200 with the existing one when it was already remembered.
-            return JSONResponse(
-                {"fact": _fact(done.item), "message": done.text(), **done.structured()},
-                status_code=200 if done.duplicate else 201,
-            )
-        session = await _session(request, "api")
-        params = request.query_params
-        found = await state.call(
-            memory.recall,
-            session,
-            subject=params.get("subject"),
-            as_of=params.get("as_of"),
-            valid_at=params.get("valid_at"),
-        )
-        return JSONResponse(
-            {"space": session.space, "total": found.total, "facts": [_fact(f) for f in found.facts]}
-        )
-
-    @route("/api/facts/{id}", ["GET"])
-    async def fact_history(request: Request) -> Response:
-        session = await _session(request, "api")
-        versions = await state.call(memory.fact_history, session.readable, request.path_params["id"])
-        return JSONResponse({"id": versions[0].id, "versions": [_fact(v) for v in versions]})
-
-    @route("/api/facts/{id}/revise", ["POST"])
-    async def fact_revise(request: Request) -> Response:
-        data = await _json(request)
-        session = await _session(request, "api", data.get("workspace"))
-        # What is absent stays as it is; a revision that changes nothing is the store's to refuse.
-        _, new = await state.call(
-            memory.revise_fact,
-            session,
-            request.path_params["id"],
-            statement=data.get("statement"),
-            **_fields(data),
-        )
-        return JSONResponse({"fact": _fact(new)})
-
-    @route("/api/facts/{id}/forget", ["POST"])
-    async def fact_forget(request: Request) -> Response:
-        data = await _json(request)
-        session = await _session(request, "api", data.get("workspace"))
-        old = await state.call(
-            memory.forget, session, _fact_id(request.path_params["id"]), data.get("reason")
-        )
-        return JSONResponse({"forgotten": old.id})
-
-    @route("/api/log", ["GET"])
-    async def injection_log(request: Request) -> Response:
-        """What lore told the caller's agents (the caller's own spaces only), newest first."""
-        config, _env, _prefix = await state.scope()
-        params = request.query_params
-        limit = params.get("limit", "20")
-        rows = await state.call(
-            log.recent,
-            config.ids,
-            client=params.get("client"),
-            since=params.get("since"),
-            limit=int(limit) if limit.isdigit() else 0,
-            owner=state.user(),  # and the caller's records that have no space (a config error, a tie)
-        )
-        named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
-        return JSONResponse({"records": [_record(r, named) for r in rows]})
-
-    @route("/api/log/{id}", ["GET"])
-    async def injection_record(request: Request) -> Response:
-        config, _env, _prefix = await state.scope()
-        row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
-        named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
-        return JSONResponse({"record": _record(row, named)})
-
     hook_routes.register(route, state, _json, lambda *args: _session(*args))
+    api_facts.register(route, state, _json, lambda *args: _session(*args))
+    api_memory.register(route, state, _json, lambda *args: _session(*args), sign_in=sign_in)
+    api_work.register(route, state, _json, lambda *args: _session(*args))
+    api_data.register(route, state)
 
     async def _session(
         request: Request, source: str, workspace: object = None, remotes: str | None = None
@@ -262,6 +197,8 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 "name the directory the agent works in (an absolute path)",
             )
         remotes = remotes or request.headers.get(REMOTE_HEADER)
+        if source == "api" and request.headers.get(CLIENT_HEADER) == "cli":
+            source = "cli"
         return await state.session_for(value.strip(), source, "api workspace", remotes)
 
 
@@ -288,28 +225,3 @@ async def _json(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidInput("the request body is not a JSON object", "send a JSON object")
     return data
-
-
-def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    """A fact body's `subject`, `valid_from` and `valid_to` as given (None where absent): the same
-    keywords for remember and revise, checked by lore.service.memory."""
-    return {key: data.get(key) for key in ("subject", "valid_from", "valid_to")}
-
-
-def _fact_id(value: str) -> str:
-    """/api/facts/{id}/forget forgets facts only (an n_ id is refused, as before)."""
-    validate.item_id(value, expect="f")
-    return value
-
-
-def _record(row: Injection, named: dict[int, str]) -> dict[str, Any]:
-    """A record as JSON; its handoff by the handoff's public id (`n_N`, its note's), as shown everywhere."""
-    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
-    return out | {"handoff": named.get(row.handoff) if row.handoff else None}
-
-
-def _fact(fact: Fact) -> dict[str, Any]:
-    return {
-        key: (value.isoformat() if isinstance(value, datetime) else value)
-        for key, value in {"id": fact.id, **asdict(fact)}.items()
-    }

@@ -50,6 +50,9 @@ class Scope:
     project: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     server: str | None = None  # `--server URL`: a `lore serve --sign-in` instead of the local lore
+    # The server is the one `lore login` stored: the MCP entry asks `lore mcp-headers` for the token
+    # (Claude Code's headersHelper), and the hooks find the server in the login (no LORE_URL written).
+    logged_in: bool = False
 
     @property
     def label(self) -> str:
@@ -93,11 +96,14 @@ def get(name: str) -> Installer:
 
 
 def scope(
-    project: Path | None = None, env: Mapping[str, str] | None = None, server: str | None = None
+    project: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    server: str | None = None,
+    logged_in: bool = False,
 ) -> Scope:
     env = dict(os.environ if env is None else env)
     home = Path(env.get("HOME") or Path.home())
-    return Scope(home, project, env, server.rstrip("/") if server else None)
+    return Scope(home, project, env, server.rstrip("/") if server else None, logged_in)
 
 
 NOT_INSTALLED = Check(

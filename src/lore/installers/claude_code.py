@@ -6,9 +6,11 @@ marketplace users; use one or the other, not both, or memory arrives twice.)"""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
+from lore.core.errors import LoreError
 from lore.installers import Change, Check, Edits, Scope, checks
 from lore.installers.client import Client
 from lore.installers.hookfiles import Hook, HookFile
@@ -26,7 +28,13 @@ def paths(scope: Scope) -> tuple[Path, Path]:
 
 def server_entry(scope: Scope, lore: str) -> dict[str, Any]:
     """Local: stdio `lore mcp`. Hosted (`--server`): HTTP with the token from $LORE_TOKEN (never
-    written into a file) and the launch directory as the workspace (Claude Code expands ${VAR})."""
+    written into a file) and the launch directory as the workspace (Claude Code expands ${VAR}).
+    Signed in (`lore login`): the token from `lore mcp-headers`, which Claude Code runs as the
+    entry's headersHelper (LORE_TOKEN when set, else the login's, an OAuth one refreshed)."""
+    if scope.server and scope.logged_in:
+        helper = f"{shlex.quote(lore)} mcp-headers"
+        headers = {"X-Lore-Workspace": "${PWD}"}
+        return {"type": "http", "url": f"{scope.server}/mcp", "headers": headers, "headersHelper": helper}
     if scope.server:
         headers = {"Authorization": "Bearer ${LORE_TOKEN}", "X-Lore-Workspace": "${PWD}"}
         return {"type": "http", "url": f"{scope.server}/mcp", "headers": headers}
@@ -59,12 +67,30 @@ def _hosted(server: Any) -> bool:
 
 def _server(seen: checks.Seen) -> list[Check]:
     if not _hosted(seen.server):
+        if seen.server is not None and _signed_in(seen.scope):
+            return seen.says(
+                "WARN",
+                "its MCP server is the local `lore mcp` (this machine's database), but this machine "
+                "signed in to a server (`lore login`) → run `lore install claude-code` again",
+            )
         return checks.runs_lore(seen)
     url = f"{seen.server_path} → {seen.server.get('url')} (hosted)"
     out = [Check("OK", f"{seen.where} MCP server in {url}")]
-    if not seen.scope.env.get("LORE_TOKEN"):
-        out += seen.says("WARN", "hosted, but LORE_TOKEN is not set here → export it")
+    helper = isinstance(seen.server.get("headersHelper"), str)
+    if helper and not (seen.scope.env.get("LORE_TOKEN") or _signed_in(seen.scope)):
+        out += seen.says("WARN", "hosted, but not signed in here → run `lore login URL`")
+    elif not helper and not seen.scope.env.get("LORE_TOKEN"):
+        out += seen.says("WARN", "hosted, but LORE_TOKEN is not set here → export it, or `lore login URL`")
     return out
+
+
+def _signed_in(scope: Scope) -> bool:
+    from lore.core import login
+
+    try:
+        return login.read(scope.env) is not None
+    except LoreError:
+        return False
 
 
 def _prompt_hook(seen: checks.Seen) -> list[Check]:
@@ -88,6 +114,11 @@ def _end_hooks(seen: checks.Seen) -> list[Check]:
 
 
 def notes(scope: Scope) -> list[str]:
+    if scope.server and scope.logged_in:
+        return [
+            "Signed in (`lore login`): Claude Code asks `lore mcp-headers` for the token; no token is "
+            "written into a file. Push your spaces: `lore config push`."
+        ]
     if scope.server:
         return [
             "Hosted: export LORE_TOKEN (from `lore token create YOU` on the server) in the shell that "

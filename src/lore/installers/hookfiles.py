@@ -157,8 +157,10 @@ class HookFile:
         if self.prepare is not None:
             self.prepare(data, path, lore)
         events = shared.table(data, "hooks", path)
-        # Hosted: every hook asks the server (LORE_URL; LORE_TOKEN from the environment).
-        prefix = f"LORE_URL={shlex.quote(scope.server)} " if scope.server else ""
+        # Hosted: every hook asks the server (LORE_URL; LORE_TOKEN from the environment), or the one
+        # `lore login` stored (read by the hook itself: nothing to write here).
+        pinned = scope.server and not scope.logged_in
+        prefix = f"LORE_URL={shlex.quote(scope.server)} " if pinned and scope.server else ""
         for hook in self.hooks:
             ours = self.shape.item(hook, prefix + shared.hook_command(lore, client, hook.run))
             events[hook.event] = [*self.shape.kept(events.get(hook.event, []), client), ours]

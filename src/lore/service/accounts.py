@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 
+from lore.core import links
 from lore.core.errors import InvalidInput, Refused
 from lore.core.users import Principal, Token, UserConfig, check_user, parse_expiry
 from lore.service.runtime import Runtime
@@ -65,6 +66,16 @@ def push_config(rt: Runtime, user: str, text: str, home: str) -> UserConfig:
     if rt.accounts is not None:
         rt.accounts.store(pushed)
     return pushed
+
+
+def link_report(rt: Runtime, user: str) -> list[dict[str, object]]:
+    """Each entry of `user`'s pushed config naming a teammate's space, and whether it is linked now
+    (lore.core.links: the teammate's config names it back)."""
+    if rt.accounts is None:
+        return []
+    own = rt.accounts.pushed(user)
+    others = {name: rt.accounts.pushed(name).config for name in links.named_users(own.config, user)}
+    return links.report(own.config, user, others)
 
 
 # --- web UI sessions -----------------------------------------------------------------------------------

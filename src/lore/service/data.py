@@ -4,11 +4,11 @@ and agents' instruction files as notes, and purge (a person erasing an item for 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from lore.core.errors import InvalidInput
+from lore.core.errors import InvalidInput, NotFound
 from lore.core.session import SessionContext
 from lore.service import retrieval
 from lore.service.runtime import Runtime
@@ -16,9 +16,27 @@ from lore.store import instructions, markdown, purge, transfer
 
 
 def export(rt: Runtime, space: str | None = None) -> Iterator[str]:
-    """The export's lines, streamed from one connection (held while they are read)."""
+    """The export's lines, streamed from one connection (held while they are read): one space, or the
+    whole database (an operator's); a signed-in user (sign-in mode) gets their own spaces only, and
+    only one of them by `space`."""
+    spaces = None
+    if rt.accounts is not None:
+        mine = rt.config().ids
+        if space is not None and space not in mine:
+            user = rt.user() or ""
+            space = f"{user}/{space}" if f"{user}/{space}" in mine else None
+            if space is None:
+                known = ", ".join(mine)
+                raise NotFound(
+                    "No such space among yours.", f"Export one of yours ({known}), or all of them."
+                )
+        spaces = mine
+    return _lines(rt, space, spaces)
+
+
+def _lines(rt: Runtime, space: str | None, spaces: Sequence[str] | None) -> Iterator[str]:
     with rt.connection() as conn, conn.transaction():  # one snapshot, read through a server-side cursor
-        yield from transfer.export(conn, space)
+        yield from transfer.export(conn, space, spaces=spaces)
 
 
 def load(rt: Runtime, handle: TextIO) -> transfer.Report:

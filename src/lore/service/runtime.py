@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool
 
 from lore.core import outcomes
 from lore.core.clients import canonical
-from lore.core.config import Config, LiveConfig
+from lore.core.config import Config, LiveConfig, file_signature
 from lore.core.errors import ConfigError, Conflict, DatabaseError, LoreError, Refused
 from lore.core.redact import redact
 from lore.core.session import SessionContext, build
@@ -224,17 +224,24 @@ class Runtime:
 
     def _database_settings(self) -> tuple[str | None, str | None]:
         """`[database] listen_url` and `pooler` of the config file, when there is a usable one."""
-        try:
-            config = self._local_config()
-        except ConfigError:
-            return None, None
-        return config.database_listen_url, config.database_pooler
+        config = self._optional_config()
+        return (config.database_listen_url, config.database_pooler) if config is not None else (None, None)
 
     def _configured_url(self) -> str | None:
         if self.accounts is None and not self.config_optional:
             return self._local_config().database_url
-        try:  # a server in sign-in mode needs no config file (LORE_DATABASE_URL is enough)
-            return self._local_config().database_url
+        # A server in sign-in mode, and the commands that move a whole database (tokens, export,
+        # import, purge), need no config file: LORE_DATABASE_URL is enough.
+        config = self._optional_config()
+        return config.database_url if config is not None else None
+
+    def _optional_config(self) -> Config | None:
+        """The config file when there is a usable one. No file is no config, said nowhere (a server
+        host needs none); a file that is there and broken is still logged."""
+        if file_signature(self._live.path) is None:
+            return None
+        try:
+            return self._local_config()
         except ConfigError:
             return None
 

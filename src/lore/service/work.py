@@ -34,12 +34,12 @@ OPEN_TASKS_SHOWN = 50
 
 def target(config: Config, space: str, value: object) -> str:
     """The target space a caller in `space` names. In sign-in mode ids are `<user>/<space>` and a bare
-    id means the caller's own user's (lore.store.userconfig): `to="work"` is `alice/work` for alice,
-    never another user's."""
+    id means the caller's own user's (lore.store.userconfig): `to="work"` is `alice/work` for alice;
+    `bob/work` names bob's, a target only while both configs name each other (lore.core.links)."""
     named = validate.text(value, "to", max_chars=MAX_TARGET)
     assert named is not None
     user, sep, _ = space.rpartition("/")
-    if sep and config.space(named) is None:
+    if sep and "/" not in named:
         return f"{user}/{named}"
     return named
 

@@ -57,7 +57,7 @@ def send(
                 )
             if original.to_space != origin.space:  # continuing a thread this space started
                 check_target(config, origin.space, to)
-            elif config.space(to) is None:
+            elif config.target(to) is None:  # its space went, or the teammates' link did
                 raise NotFound(f"No space {to!r} in the lore config any more.", "Start a new thread.")
         with conn.cursor(row_factory=class_row(Message)) as cur:
             cur.execute(

@@ -58,19 +58,20 @@ TABLES = (
     "handoffs",
 )
 
-# Which rows belong to `--space S` (a message belongs to both its sender's and its target's space).
+# Which rows belong to `--space S`, or to a signed-in user's spaces (a message belongs to both its
+# sender's and its target's space).
 _SPACE_FILTER = {
-    "facts": "space = %(space)s",
-    "notes": "space = %(space)s",
-    "edges": "space = %(space)s",
-    "forget_log": "space = %(space)s",
-    "irrelevant": "space = %(space)s",
-    "tasks": "space = %(space)s",
-    "task_events": "lineage IN (SELECT lineage FROM tasks WHERE space = %(space)s)",
-    "messages": "to_space = %(space)s OR from_space = %(space)s",
-    "purge_log": "space = %(space)s",
-    "markdown_sections": "space = %(space)s",
-    "handoffs": "space = %(space)s",
+    "facts": "space = ANY(%(spaces)s)",
+    "notes": "space = ANY(%(spaces)s)",
+    "edges": "space = ANY(%(spaces)s)",
+    "forget_log": "space = ANY(%(spaces)s)",
+    "irrelevant": "space = ANY(%(spaces)s)",
+    "tasks": "space = ANY(%(spaces)s)",
+    "task_events": "lineage IN (SELECT lineage FROM tasks WHERE space = ANY(%(spaces)s))",
+    "messages": "to_space = ANY(%(spaces)s) OR from_space = ANY(%(spaces)s)",
+    "purge_log": "space = ANY(%(spaces)s)",
+    "markdown_sections": "space = ANY(%(spaces)s)",
+    "handoffs": "space = ANY(%(spaces)s)",
 }
 _ORDER = {
     "facts": "lineage, version_id",
@@ -109,8 +110,12 @@ def columns(conn: psycopg.Connection, table: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def export(conn: psycopg.Connection, space: str | None = None) -> Iterator[str]:
-    """The lines of an export (without newlines), streamed: header, rows, trailer."""
+def export(
+    conn: psycopg.Connection, space: str | None = None, *, spaces: Sequence[str] | None = None
+) -> Iterator[str]:
+    """The lines of an export (without newlines), streamed: header, rows, trailer. `space`: that
+    space's rows; `spaces`: those spaces' (a signed-in user's own); neither: the whole database."""
+    chosen = [space] if space is not None else (list(spaces) if spaces is not None else None)
     version = migrate.current_version(conn)
     conn.execute("SET TIME ZONE 'UTC'")  # timestamps in one form on both sides of the round trip
     yield _dumps(
@@ -120,11 +125,12 @@ def export(conn: psycopg.Connection, space: str | None = None) -> Iterator[str]:
             "exported_at": datetime.now(UTC).isoformat(),
             "space": space,
         }
+        | ({"spaces": chosen} if space is None and chosen is not None else {})
     )
     counts: dict[str, int] = {}
     for table in TABLES:
         cols = columns(conn, table)
-        where = sql.SQL(_SPACE_FILTER[table]) if space is not None else sql.SQL("true")
+        where = sql.SQL(_SPACE_FILTER[table]) if chosen is not None else sql.SQL("true")
         order = _ORDER.get(table, cols[0])
         query = sql.SQL("SELECT to_jsonb(t) FROM {} AS t WHERE {} ORDER BY {}").format(
             sql.Identifier(table), where, sql.SQL(order)
@@ -132,7 +138,7 @@ def export(conn: psycopg.Connection, space: str | None = None) -> Iterator[str]:
         counts[table] = 0
         with conn.cursor(name=f"lore_export_{table}") as cur:
             cur.itersize = 500
-            cur.execute(query, {"space": space})
+            cur.execute(query, {"spaces": chosen})
             for (row,) in cur:
                 counts[table] += 1
                 yield _dumps({"table": table, "row": {c: row.get(c) for c in cols}})

@@ -1,0 +1,204 @@
+"""The gateway to this machine's database: each method resolves the command's session (its workspace,
+as a session's) and calls the use case of lore.service, answering in lore.service.wire's JSON, the
+same the server's `/api` routes answer with (lore.cli.gateway.remote)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from lore.core import advice, inbox
+from lore.core.rows import Message
+from lore.core.session import SessionContext
+from lore.service import data, handoffs, log, memory, search, tidy, wire, work
+from lore.service.runtime import Runtime, first_error
+from lore.service.session_start import session_start
+
+Json = dict[str, Any]
+SOURCE = "cli"
+LISTED = 10_000
+MESSAGES = 30
+
+
+class Local:
+    where = "this machine"
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    def _session(self, workspace: str | None) -> SessionContext:
+        return self.rt.command_session(workspace)
+
+    def which(self, workspace: str | None) -> Json:
+        return wire.session(self._session(workspace))
+
+    # --- facts and notes ---------------------------------------------------------------------------
+
+    def facts(self, workspace: str | None, *, usage: bool = False) -> Json:
+        session = self._session(workspace)
+        found = memory.recall(self.rt, session)
+        used = log.usage(self.rt, session.readable, [f.id for f in found.facts]) if usage else None
+        return wire.facts(
+            found.facts,
+            total=found.total,
+            space=session.space,
+            workspace_name=found.workspace_name,
+            header=found.header,
+            usage=used,
+        )
+
+    def fact_history(self, workspace: str | None, fact_id: str) -> Json:
+        readable = self._session(workspace).readable
+        versions = memory.fact_history(self.rt, readable, fact_id)
+        merged = tidy.merged_into(self.rt, readable, fact_id)
+        return {
+            "id": versions[0].id,
+            "versions": [wire.row(v) for v in versions],
+            "merged": wire.merged(merged),
+        }
+
+    def remember_fact(self, workspace: str | None, statement: str, **fields: Any) -> Json:
+        done = memory.remember_fact(self.rt, self._session(workspace), statement, **fields)
+        return {"fact": wire.row(done.item), "message": done.text(advice.CLI), "duplicate": done.duplicate}
+
+    def revise_fact(self, workspace: str | None, fact_id: str, statement: str | None, **fields: Any) -> Json:
+        _, new = memory.revise_fact(self.rt, self._session(workspace), fact_id, statement=statement, **fields)
+        return {"fact": wire.row(new)}
+
+    def remember_note(self, workspace: str | None, body: str, **fields: Any) -> Json:
+        done = memory.remember_note(self.rt, self._session(workspace), body, **fields)
+        return {"note": wire.row(done.item), "message": done.text(advice.CLI), "duplicate": done.duplicate}
+
+    def search(self, workspace: str | None, query: str, *, kinds: Sequence[str] | None, limit: int) -> Json:
+        session = self._session(workspace)
+        others = self.rt.config().ids
+
+        async def go() -> search.Explanation:
+            return await search.explain(
+                self.rt, session.readable, query, session_space=session.space, others=others,
+                kinds=kinds, limit=limit,
+            )  # fmt: skip
+
+        found = anyio.run(go)
+        return {
+            "space": session.space,
+            "results": [{k: v for k, v in wire.row(h).items() if v is not None} for h in found.hits],
+            "floor": found.floor,
+            "min_similarity": found.min_similarity,
+            "candidates": [wire.row(r) for r in found.rows],
+            "other_spaces": [{"id": i, "space": s} for i, s in found.other_spaces],
+        }
+
+    def handoff(self, workspace: str | None) -> Json:
+        session = self._session(workspace)
+        return {**wire.session(session), "text": handoffs.last_here(self.rt, session).text}
+
+    def session_start(self, workspace: str | None, client: str) -> Json:
+        session = self._session(workspace)
+        started = session_start(self.rt, session, client, via="cli")
+        return {"text": started.text, "space": session.space}
+
+    # --- tasks and messages ------------------------------------------------------------------------
+
+    def tasks(self, workspace: str | None, *, every: bool) -> Json:
+        space = self._session(workspace).space
+        statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
+        rows, total = work.tasks_of(self.rt, space, statuses, limit=LISTED)
+        return {"space": space, "total": total, "tasks": [wire.row(t) for t in rows]}
+
+    def task(self, workspace: str | None, task_id: str) -> Json:
+        found, events = work.task(self.rt, self._session(workspace).readable, task_id)
+        return wire.task(found, events)
+
+    def file_task(self, workspace: str | None, title: str, body: str, **fields: Any) -> Json:
+        return wire.task(work.file_task(self.rt, self._session(workspace), title, body, **fields))
+
+    def update_task(self, workspace: str | None, task_id: str, status: str, note: str | None) -> Json:
+        before, found = work.update_task(self.rt, self._session(workspace), task_id, status, note)
+        return {"before": before, **wire.task(found)}
+
+    def messages(self, workspace: str | None) -> Json:
+        space = self._session(workspace).space
+        return {
+            "space": space,
+            "messages": wire.messages(work.recent_messages(self.rt, space, limit=MESSAGES)),
+        }
+
+    def read_messages(self, workspace: str | None) -> Json:
+        session = self._session(workspace)
+        got = work.read_messages(self.rt, session, SOURCE)
+        return {
+            "space": session.space,
+            "messages": wire.messages(got.messages),
+            "unread_left": got.unread_left,
+            "tasks": [wire.row(t) for t in got.tasks],
+            "open_tasks": got.open_tasks,
+        }
+
+    def send_message(
+        self, workspace: str | None, to: str, body: str, *, on_sent: Callable[[Json], None], **fields: Any
+    ) -> Json:
+        session = self._session(workspace)
+        return anyio.run(self._send, session, to, body, on_sent, fields)
+
+    async def _send(
+        self, session: SessionContext, to: str, body: str, on_sent: Callable[[Json], None], fields: Json
+    ) -> Json:
+        def send() -> Awaitable[work.Sent]:
+            return work.send_message(
+                self.rt, session, to, body, reader=SOURCE, on_sent=lambda m: on_sent(wire.row(m)), **fields
+            )
+
+        if not fields.get("wait_seconds"):
+            sent = await send()
+        else:
+            try:
+                async with anyio.create_task_group() as group:
+                    self.rt.replies.attach(group)  # the reply comes on one LISTEN connection, as in servers
+                    sent = await send()
+                    group.cancel_scope.cancel()
+            except BaseExceptionGroup as failed:
+                raise first_error(failed) from None
+        reply = wire.row(sent.reply) if isinstance(sent.reply, Message) else None
+        return {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}
+
+    # --- the record, tidying, export ---------------------------------------------------------------
+
+    def log(self, **filters: Any) -> Json:
+        spaces = self.rt.config().ids  # a person reads every space of their config
+        where = filters.pop("workspace", None)
+        where = str(Path(os.path.abspath(where))) if where else None
+        rows = log.recent(self.rt, spaces, workspace=where, **filters)
+        named = handoffs.public_ids(self.rt, spaces, [r.handoff for r in rows])
+        return {"spaces": list(spaces), "records": [wire.injection(r, named) for r in rows]}
+
+    def log_record(self, record_id: str) -> Json:
+        spaces = self.rt.config().ids
+        found = log.get(self.rt, spaces, record_id)
+        return {"record": wire.injection(found, handoffs.public_ids(self.rt, spaces, [found.handoff]))}
+
+    def tidy(self, workspace: str | None) -> Json:
+        session = self._session(workspace)
+        return wire.tidy_report(tidy.report(self.rt, session.space, here=str(session.root), check_paths=True))
+
+    def tidy_act(self, workspace: str | None, act: str, payload: Json) -> Json:
+        session = self._session(workspace)
+        if act == "merge":
+            done = tidy.merge(
+                self.rt, session, payload["into"], payload["others"], statement=payload["statement"]
+            )
+        elif act == "keep":
+            done = tidy.keep(self.rt, session, payload["ids"])
+        elif act == "forget":
+            done = tidy.forget(self.rt, session, payload["ids"], payload.get("reason"))
+        else:
+            done = (tidy.undo if act == "undo" else tidy.redo)(self.rt, session, payload["action"])
+        return {"action": done.action, "text": done.text}
+
+    def export(self, space: str | None) -> Iterator[str]:
+        self.rt.config_optional = True  # moving a whole database needs no usable config file
+        return data.export(self.rt, space)

@@ -1,0 +1,32 @@
+"""`/api/export`: a signed-in user's memory as JSON Lines (`lore export` on a client), the same use
+case as the local command (lore.service.data.export), limited to the caller's own spaces: never
+another user's, not a teammate's either. `lore import` stays an operator's command (on the server's
+database), as do `purge` and `reindex`.
+
+    GET /api/export[?space=]   application/x-ndjson: header, rows, trailer
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from lore.service import data
+from lore.service.runtime import Runtime
+
+Handler = Callable[[Request], Awaitable[Response]]
+Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
+
+
+def register(route: Route, state: Runtime) -> None:
+    @route("/api/export", ["GET"])
+    async def export(request: Request) -> Response:
+        space = request.query_params.get("space") or None
+        lines = await state.call(data.export, space)  # checked here, before the first byte is sent
+        return StreamingResponse(
+            (line + "\n" for line in lines),
+            media_type="application/x-ndjson",
+            headers={"Cache-Control": "no-store"},
+        )

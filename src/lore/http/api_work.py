@@ -1,0 +1,109 @@
+"""`/api` routes for tasks and messages (`lore tasks`, `lore messages` on a client: lore.cli.gateway):
+the same use cases as the MCP tools (lore.service.work), in the space the server resolves from the
+caller's workspace. A target (`to`) is checked there as everywhere: the target's `accepts_from` must
+name the caller's space (across users, both configs must name each other: docs/design.md, Teammates);
+anything else is the same "no space" as a space that does not exist.
+
+    GET  /api/tasks?workspace=[&all=1]   the space's open tasks (all: done ones too)
+    POST /api/tasks                      {"title", "body"?, "to"?, "allow_secret"?}: 201 with the task
+    GET  /api/tasks/{id}                 one task and its status changes
+    POST /api/tasks/{id}                 {"status", "note"?}: the task's new status
+    GET  /api/messages?workspace=        the latest messages to and from the space (none marked read)
+    POST /api/messages/read              claim the unread ones (at most 10), with the open tasks
+    POST /api/messages                   {"to", "body", "reply_to"?, "wait_seconds"?, "allow_secret"?}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from lore.core import inbox
+from lore.core.session import SessionContext
+from lore.service import wire, work
+from lore.service.runtime import Runtime
+
+Handler = Callable[[Request], Awaitable[Response]]
+Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
+Body = Callable[[Request], Awaitable[dict[str, Any]]]
+Resolver = Callable[[Request, str, object], Awaitable[SessionContext]]
+LISTED = 10_000  # a person's list (`lore tasks`), as the local command shows it
+MESSAGES = 30
+
+
+def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> None:
+    @route("/api/tasks", ["GET", "POST"])
+    async def task_list(request: Request) -> Response:
+        if request.method == "POST":
+            data = await body(request)
+            session = await resolve(request, "api", data.get("workspace"))
+            title = data.get("title")
+            filed = await state.call(
+                work.file_task,
+                session,
+                title,
+                data.get("body") or title,
+                to=data.get("to"),
+                allow_secret=data.get("allow_secret") is True,
+            )
+            return JSONResponse(wire.task(filed), status_code=201)
+        session = await resolve(request, "api", None)
+        every = request.query_params.get("all") in ("1", "true")
+        statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
+        rows, total = await state.call(work.tasks_of, session.space, statuses, limit=LISTED)
+        return JSONResponse({"space": session.space, "total": total, "tasks": [wire.row(t) for t in rows]})
+
+    @route("/api/tasks/{id}", ["GET", "POST"])
+    async def task_one(request: Request) -> Response:
+        task_id = request.path_params["id"]
+        if request.method == "POST":
+            data = await body(request)
+            session = await resolve(request, "api", data.get("workspace"))
+            before, task = await state.call(
+                work.update_task, session, task_id, data.get("status"), data.get("note")
+            )
+            return JSONResponse({"before": before, **wire.task(task)})
+        session = await resolve(request, "api", None)
+        task, events = await state.call(work.task, session.readable, task_id)
+        return JSONResponse(wire.task(task, events))
+
+    @route("/api/messages", ["GET", "POST"])
+    async def message_list(request: Request) -> Response:
+        if request.method == "POST":
+            data = await body(request)
+            session = await resolve(request, "api", data.get("workspace"))
+            sent = await work.send_message(
+                state,
+                session,
+                data.get("to"),
+                data.get("body"),
+                reply_to=data.get("reply_to"),
+                wait_seconds=data.get("wait_seconds") or 0,
+                reader=session.source,
+                allow_secret=data.get("allow_secret") is True,
+            )
+            reply = wire.row(sent.reply) if sent.reply is not None else None
+            return JSONResponse(
+                {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}, status_code=201
+            )
+        session = await resolve(request, "api", None)
+        shown = await state.call(work.recent_messages, session.space, limit=MESSAGES)
+        return JSONResponse({"space": session.space, "messages": wire.messages(shown)})
+
+    @route("/api/messages/read", ["POST"])
+    async def message_read(request: Request) -> Response:
+        data = await body(request)
+        session = await resolve(request, "api", data.get("workspace"))
+        got = await state.call(work.read_messages, session, session.source)
+        return JSONResponse(
+            {
+                "space": session.space,
+                "messages": wire.messages(got.messages),
+                "unread_left": got.unread_left,
+                "tasks": [wire.row(t) for t in got.tasks],
+                "open_tasks": got.open_tasks,
+            }
+        )

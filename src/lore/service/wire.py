@@ -1,0 +1,109 @@
+"""The JSON of the use cases' answers, one shape for both sides of the wire: `/api` sends it, and the
+command line prints from it, whether its gateway called the use case in this process or asked a
+server for it (lore.cli.gateway). A row becomes its fields (timestamps as ISO text) plus its public id;
+`lore.core.rows.from_json` reads one back. No SQL, no I/O: shapes only."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from lore.core import tidy as tidied
+from lore.core.injection import Injection, Usage
+from lore.core.rows import Fact, Message, Task
+from lore.core.session import SessionContext
+
+
+def row(value: Any) -> dict[str, Any]:
+    """A row dataclass as JSON: every field (datetimes as ISO text, tuples as lists), and its public
+    id (`f_3`, `n_7`, `m_2`) first when it has one."""
+    out: dict[str, Any] = {}
+    if isinstance(getattr(value, "id", None), str):
+        out["id"] = value.id
+    for f in dataclasses.fields(value):
+        out[f.name] = plain(getattr(value, f.name))
+    return out
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return row(value)
+    return value
+
+
+def facts(
+    found_facts: Sequence[Fact],
+    *,
+    total: int,
+    space: str,
+    workspace_name: str | None,
+    header: str | None,
+    usage: Mapping[str, Usage] | None = None,
+) -> dict[str, Any]:
+    """What recall answers (`GET /api/facts`, `lore facts list`)."""
+    out = {
+        "space": space,
+        "total": total,
+        "workspace_name": workspace_name,
+        "header": header,
+        "facts": [row(f) for f in found_facts],
+    }
+    if usage is not None:
+        out["usage"] = {item: row(used) for item, used in usage.items()}
+    return out
+
+
+def injection(record: Injection, named: Mapping[int, str]) -> dict[str, Any]:
+    """A record of `lore log`; its handoff by the handoff's public id (`n_N`, its note's)."""
+    handoff = named.get(record.handoff) if record.handoff else None
+    return row(record) | {
+        "handoff": handoff,
+        "cut": record.budget_cut,
+        "folded": [list(x) for x in record.folded],
+    }
+
+
+def task(found: Task, events: Sequence[Any] = ()) -> dict[str, Any]:
+    return {"task": row(found), "events": [row(e) for e in events]}
+
+
+def messages(listed: Sequence[Message]) -> list[dict[str, Any]]:
+    return [row(m) for m in listed]
+
+
+def session(where: SessionContext) -> dict[str, Any]:
+    """Where a command ran: the workspace, its space and why (what `lore which` prints)."""
+    return {
+        "workspace": str(where.signal.path),
+        "space": where.space,
+        "reason": where.resolved.reason,
+        "rule": where.resolved.rule,
+        "workspace_name": where.workspace_name,
+        "readable": list(where.readable),
+        "root": str(where.root),
+    }
+
+
+def tidy_report(report: tidied.Report) -> dict[str, Any]:
+    """`lore tidy`'s list: the report as JSON, and as a person reads it."""
+    return {"report": report.as_json(), "text": tidied.text(report)}
+
+
+def merged(items: Sequence[Any]) -> list[dict[str, Any]]:
+    """What was merged into a fact (lore.service.tidy.Merged): the act, the item, its versions."""
+    return [
+        {
+            "item": m.item,
+            "action": {"id": m.action.id, "text": m.action.describe()},
+            "versions": [row(v) for v in m.versions],
+        }
+        for m in items
+    ]
