@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2
 import psycopg
 from support import envelope
-from support.lorehttp import Server, push, run_lore, token
+from support.lorehttp import Server, push, run_lore, start_server, token
 from unit.test_hook_imports import HEAVY, hook_imports
 
 from lore.store import auth
@@ -97,7 +97,7 @@ def test_a_failing_hosted_hook_tells_the_agent_why_in_one_line_and_logs_it(
 
 
 def test_a_server_that_cannot_answer_gives_the_last_text_this_workspace_was_shown(
-    signed_in: Server, conn: psycopg.Connection, lore_env: dict[str, str], project: Path
+    conn: psycopg.Connection, lore_env: dict[str, str], project: Path, tmp_path: Path
 ) -> None:
     secret = token(conn, "alice")
     push(conn, "alice", f'[[space]]\nid = "work"\npaths = ["{project}/work"]\n')
@@ -105,20 +105,26 @@ def test_a_server_that_cannot_answer_gives_the_last_text_this_workspace_was_show
         "INSERT INTO facts (lineage, space, statement, source) VALUES (1, 'alice/work', 'KEPT-FACT', 't')"
     )
     conn.commit()
-    env = {**lore_env, "LORE_URL": signed_in.url, "LORE_TOKEN": secret, "LORE_CONFIG": "/nonexistent"}
-    first, _ = hook(env, project / "work")
-    assert "KEPT-FACT" in told(first)
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
-    out, _ = hook({**env, "LORE_URL": f"http://127.0.0.1:{port}"}, project / "work")
+    server = start_server(lore_env, tmp_path / "serve.log", "--sign-in", process=True)
+    try:
+        env = {**lore_env, "LORE_URL": server.url, "LORE_TOKEN": secret, "LORE_CONFIG": "/nonexistent"}
+        first, _ = hook(env, project / "work")
+        assert "KEPT-FACT" in told(first)
+    finally:
+        server.stop()  # the same server, gone
+    out, _ = hook(env, project / "work")
     text = told(out)
     head, rest = text.split("\n", 1)
     assert head.startswith("lore: the shared memory cannot be read right now (the lore server did not answer")
     assert "was shown " in head and " ago, kept on this machine" in head
     assert rest == told(first)  # the whole text, as it was shown
-    elsewhere, _ = hook({**env, "LORE_URL": f"http://127.0.0.1:{port}"}, project / "other")
+    elsewhere, _ = hook(env, project / "other")
     assert "KEPT-FACT" not in elsewhere  # another workspace never gets this one's text
+    with socket.socket() as closed:  # another server is another memory: not this one's text either
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    other, _ = hook({**env, "LORE_URL": f"http://127.0.0.1:{port}"}, project / "work")
+    assert "KEPT-FACT" not in other and told(other).startswith("lore: the shared memory is unavailable")
 
 
 def test_hosted_hook_imports_nothing_heavy(

@@ -232,3 +232,19 @@ def test_the_fast_path_holds_its_import_budget(
     assert modules.isdisjoint(NOT_ON_THE_FAST_PATH), sorted(modules & set(NOT_ON_THE_FAST_PATH))
     ours = sorted(m for m in modules if m.startswith("lore"))
     assert len(ours) <= 16, ours
+
+
+def test_a_login_made_later_sends_the_hook_to_the_server(
+    work: tuple[Path, dict[str, str]], conn: psycopg.Connection
+) -> None:
+    """Signed in after the text was kept (`lore login` stores the server): the next session start is
+    the server's, never this machine's kept text."""
+    from lore.core import login
+
+    where, env = work
+    remember(conn, where, "deploys with make ship")
+    start(env, where)
+    assert start(env, where)[1] == "kept"
+    login.write(env, login.Login(url="http://127.0.0.1:9", user="alice", token="lore_" + "x" * 43))
+    text, how = start(env, where)
+    assert how == "composed" and "make ship" not in text and "lore server did not answer" in text

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_BYTES = 256 * 1024
+LOCAL = "local"  # this machine's database (as lore.core.spool names it); else a server's origin
 
 
 class Kept:
@@ -39,8 +40,11 @@ def folder(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "session-start"
 
 
-def _path(env: Mapping[str, str] | None, client: str, workspace: str) -> Path:
-    digest = hashlib.sha256(f"{client}\0{workspace}".encode("utf-8", "replace")).hexdigest()[:32]
+def _path(env: Mapping[str, str] | None, client: str, workspace: str, target: str) -> Path:
+    """One file per client, workspace and where the memory came from (this machine, or a server's
+    origin): a text one database gave is never shown for another."""
+    key = f"{client}\0{workspace}" + ("" if target == LOCAL else f"\0{target}")
+    digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:32]
     return folder(env) / f"{digest}.json"
 
 
@@ -51,6 +55,7 @@ def save(
     text: str,
     space: str,
     fast: Mapping[str, Any] | None = None,
+    target: str = LOCAL,
 ) -> None:
     """Keep `text` as the last one shown here (best effort: never fails a hook)."""
     try:
@@ -58,22 +63,22 @@ def save(
         if not os.path.isdir(where):
             os.makedirs(where.parent, mode=0o700, exist_ok=True)
             os.mkdir(where, 0o700)
-        target = _path(env, client, workspace)
+        path = _path(env, client, workspace, target)
         temp = where / f".tmp-{os.getpid()}-{os.urandom(4).hex()}"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "w") as handle:
             kept = {"text": text, "at": time.time(), "space": space, "workspace": workspace}
             json.dump(kept | ({"fast": dict(fast)} if fast else {}), handle)
-        os.replace(temp, target)
+        os.replace(temp, path)
     except OSError:
         pass
 
 
-def load(env: Mapping[str, str] | None, client: str, workspace: str) -> Kept | None:
-    """The last text shown to `client` in `workspace`, or None."""
+def load(env: Mapping[str, str] | None, client: str, workspace: str, target: str = LOCAL) -> Kept | None:
+    """The last text shown to `client` in `workspace` from `target`'s memory, or None."""
     try:
         fd = os.open(
-            _path(env, client, workspace), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+            _path(env, client, workspace, target), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
         )
     except OSError:
         return None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lore.core import clients, lastgood, probes
+from lore.core import clients, lastgood, login, probes
 from lore.core import hooklog as log
 from lore.core.config import load_config
 from lore.core.errors import HookFailure
@@ -56,7 +56,7 @@ def _run(run: guard.Run, adapter: clients.ClientHook, raw: str) -> str:
     where = gateway.server(env)
     said = _hosted(run, where) if where is not None else _local(run, hook_input.cwd, adapter)
     if said.kind == "shown" and not said.kept:
-        lastgood.save(env, client, hook_input.cwd, said.text, said.space)
+        lastgood.save(env, client, hook_input.cwd, said.text, said.space, target=run.target)
     elapsed = int((time.monotonic() - run.started) * 1000)
     log.append(client, EVENT, True, f"{said.kind}: {said.summary}, {len(said.text)} chars, {elapsed} ms", env)
     return adapter.shape(said.text) if said.text else ""
@@ -87,6 +87,8 @@ def _local(run: guard.Run, cwd: str, adapter: clients.ClientHook) -> Said:
         config = load_config(env)
         if config.path is not None:
             probes.note("stat", str(config.path), probes.ask("stat", str(config.path)))
+        signed_in = str(login.path(env))  # a `lore login` made later sends this hook to the server
+        probes.note("exists", signed_in, probes.ask("exists", signed_in))
         session = build(WorkspaceSignal(Path(cwd), "hook cwd"), config, env, client)
         run.space = session.space
         wait = 0.0 if lastgood.load(env, client, cwd) else guard.START_WAIT
@@ -155,7 +157,7 @@ def _code_probes() -> list[probes.Probe]:
 def _told(run: guard.Run, outcome: Outcome) -> str:
     """On a failure: the last text this workspace was shown, marked, when the database or the server
     could not answer; else the one line saying what happened."""
-    kept = lastgood.load(run.env, run.client, run.workspace) if run.workspace else None
+    kept = lastgood.load(run.env, run.client, run.workspace, run.target) if run.workspace else None
     if kept is not None and outcome.kind in ("unavailable", "deadline"):
         return lastgood.marked(kept, outcome.why)
     return agent_line(outcome)
