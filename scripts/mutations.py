@@ -376,8 +376,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/lore/core/inbox.py",
         (
             (
-                "    if accepted is not None and sender in accepted.accepts_from:\n",
-                "    if accepted is not None:\n",
+                "    if target == sender or sender in accepted.accepts_from:\n",
+                "    if True:\n",
             ),
         ),
         ("tests/work/test_inbox_rules.py",),
