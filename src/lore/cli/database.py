@@ -9,7 +9,7 @@ from lore.core import outcomes
 from lore.core.config import load_config
 from lore.core.errors import ConfigError
 from lore.core.redact import redact
-from lore.db import connect, embedded
+from lore.db import embedded
 
 
 def _external_url() -> str | None:
@@ -39,11 +39,9 @@ def run(action: str) -> int:
         print(embedded.start())  # after `lore db stop`, says so: `lore db start` is the user's
         return 0
     if action == "start":
-        url = embedded.start(release=True)
-        with connect.connect(url) as conn:
-            from lore.db import migrate
+        from lore.service import database
 
-            migrate.upgrade(conn)
+        url = database.ready(os.environ, None, release=True).url
         print(f"running: {url}")
         return 0
     if action == "stop":

@@ -35,7 +35,7 @@ def _get(server: Server, path: str) -> dict[str, Any]:
 
 
 def _ready(server: Server, lines: Lines) -> bool:
-    from lore.db import migrate
+    from lore.service import database
 
     started = time.monotonic()
     try:
@@ -47,7 +47,7 @@ def _ready(server: Server, lines: Lines) -> bool:
         return False
     took = (time.monotonic() - started) * 1000
     lines.append(("OK", f"server {server.origin} reachable ({took:,.0f} ms) and ready"))
-    schema, expected = ready.get("schema"), migrate.latest_version()
+    schema, expected = ready.get("schema"), database.latest_schema()
     if schema == expected:
         lines.append(("OK", f"server schema current (version {schema})"))
     elif isinstance(schema, int) and schema > expected:

@@ -268,7 +268,7 @@ def quickstart(port: int | None = None) -> int:
     sock = listen("127.0.0.1", port, "use `lore run --port {port}` (or LORE_PORT={port})")
     try:
         from lore.core.config import config_path
-        from lore.db import connect, migrate
+        from lore.service import database
 
         path = config_path(os.environ)
         if not path.exists():
@@ -278,9 +278,8 @@ def quickstart(port: int | None = None) -> int:
         from lore.core.config import load_config
 
         config = load_config()
-        target = connect.target(config.database_url, release=True)  # the user asked: after `lore db stop` too
-        with connect.connect(target.url) as conn:
-            migrate.upgrade(conn)
+        # the user asked: after `lore db stop` too
+        target = database.ready(os.environ, config.database_url, release=True)
     except BaseException:
         sock.close()
         raise

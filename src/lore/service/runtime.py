@@ -193,13 +193,11 @@ class Runtime:
 
     def _open_pool(self) -> ConnectionPool:
         """The pool to the migrated database (under the pool lock)."""
-        listen_url, pooler = self._database_settings()
-        target = db.target(self._configured_url(), self.env, listen_url=listen_url, pooler=pooler)
-        self._embedded = target.embedded
-        with db.connect(target.url, pooled=target.pooled) as conn:
-            from lore.db import migrate
+        from lore.service import database
 
-            migrate.upgrade(conn)
+        listen_url, pooler = self._database_settings()
+        target = database.ready(self.env, self._configured_url(), listen_url=listen_url, pooler=pooler)
+        self._embedded = target.embedded
         # Autocommit: a read is one round trip (no BEGIN, no COMMIT); every write runs in
         # its own `conn.transaction()` (all of lore's core does), which commits it.
         kwargs: dict[str, Any] = {"application_name": "lore", "autocommit": True}
