@@ -83,3 +83,37 @@ def test_a_failed_call_is_a_store_error_and_writes_nothing(db_url: str, conn: ps
     with pytest.raises(StoreError), PsqlPort(db_url, deadline=time.monotonic() + 10) as port:
         port.call(calls.RECORD, {"kind": "session-start", "via": "nowhere"}, 90)
     assert conn.execute("SELECT count(*) FROM injections").fetchone() == (0,)
+
+
+def test_retention_is_each_users_own(conn: psycopg.Connection) -> None:
+    """Trust, round 4, item 5: in sign-in mode alice's `retention_days = 1` deleted bob's records
+    too (one user's setting applied to every user). Each record now belongs to its owner (the user
+    before the slash of its space, or the signed-in user of a record with no space), and a write
+    deletes only its own owner's records past the retention."""
+    port = ConnPort(conn)
+    for owner, space in (("alice", "alice/work"), ("bob", "bob/work"), ("bob", None), (None, "work")):
+        row = {
+            "kind": "session-start",
+            "via": "api",
+            "client": "c",
+            "workspace": "/w",
+            "space": space,
+            "outcome": "shown",
+            "text": "old",
+            "owner": owner,
+        }
+        port.call(calls.RECORD, row, 365)
+    conn.execute("UPDATE injections SET at = now() - interval '10 days'")
+    conn.commit()
+    fresh = {
+        "kind": "session-start",
+        "via": "api",
+        "client": "c",
+        "workspace": "/w",
+        "space": "alice/work",
+        "outcome": "shown",
+        "text": "new",
+    }
+    port.call(calls.RECORD, fresh, 1)  # alice keeps one day
+    left = conn.execute("SELECT coalesce(owner, '-'), text FROM injections ORDER BY id").fetchall()
+    assert left == [("bob", "old"), ("bob", "old"), ("-", "old"), ("alice", "new")]
