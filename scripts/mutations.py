@@ -500,7 +500,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-subject",
         "export keeps every column: subject",
-        "src/lore/store/transfer.py",
+        "src/lore/store/transfer/export.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',
@@ -512,7 +512,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-valid-to",
         "export keeps every column: valid_to",
-        "src/lore/store/transfer.py",
+        "src/lore/store/transfer/export.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',
