@@ -98,8 +98,6 @@ class Run:
 def _target(env: Mapping[str, str]) -> str:
     """Where this run's writes go: the server's origin in hosted mode (LORE_URL, else the login `lore
     login` stored), else this machine. Never raises: an unusable login file fails the body later."""
-    from lore.hooks import credentials
-
     url = env.get("LORE_URL", "").strip()
     if not url:
         try:
@@ -109,7 +107,7 @@ def _target(env: Mapping[str, str]) -> str:
         if stored is None:
             return spool.LOCAL
         url = stored.url
-    return credentials.origin(url)
+    return login.origin(url)
 
 
 def new_key() -> str:
