@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.core import outcomes, spool
 from lore.core.clients import CLIENTS
@@ -22,8 +22,10 @@ from lore.service.events import session_start as starting
 from lore.service.events.prompt import Arrived, Seen
 from lore.service.events.records import outcome_row
 from lore.service.events.session_start import Started
-from lore.service.runtime import Runtime
 from lore.store.port import ConnPort
+
+if TYPE_CHECKING:  # the runtime replays the spool through this module
+    from lore.service.runtime import Runtime
 
 __all__ = [
     "Arrived",
