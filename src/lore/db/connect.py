@@ -12,7 +12,7 @@ import psycopg
 from lore.core.errors import Conflict, DatabaseError
 from lore.core.pooling import LISTEN_OFF, Plan, choose
 from lore.core.redact import redact
-from lore.db import embedded, locate, migrate
+from lore.db import embedded, locate
 
 # Transactions PostgreSQL rolls back whole when two writers collide: safe to run again.
 ROLLED_BACK = (
@@ -125,9 +125,3 @@ LOST_HINT = (
     "`lore tasks`, `lore messages`) and write it again only if it is missing. A read can simply be "
     "retried. If it persists run `lore doctor` (for the embedded database: `lore db start`)."
 )
-
-
-def open_and_migrate(url: str) -> psycopg.Connection:
-    conn = connect(url)
-    migrate.upgrade(conn)
-    return conn

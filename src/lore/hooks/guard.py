@@ -26,7 +26,6 @@ __all__ = [
     "Run",
     "deadline",
     "new_key",
-    "remaining",
     "run",
 ]
 
@@ -34,11 +33,6 @@ __all__ = [
 # crash: recovery under a busy writer took 2-3 s here) when it has no earlier text to show: inside
 # the 5 s hook timeout lore installs, with room for the interpreter and the answer.
 START_WAIT = 4.2
-
-
-def remaining(started: float, env: Mapping[str, str]) -> float:
-    """Seconds left of the soft deadline of a hook that started at `started` (time.monotonic)."""
-    return deadline(env) - (time.monotonic() - started)
 
 
 @dataclass
