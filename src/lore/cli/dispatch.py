@@ -32,10 +32,10 @@ def run(args: argparse.Namespace) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     command = args.command
     if command == "completion":
+        from lore.cli import args as arguments
         from lore.cli import completion
-        from lore.cli.main import parser
 
-        sys.stdout.write(completion.script(args.shell, parser()))
+        sys.stdout.write(completion.script(args.shell, arguments.parser()))
         return 0
     if command == "hook":
         from lore.cli import hook

@@ -46,19 +46,18 @@ def _server_in_use(
     """The server an install wires in: `--server URL`, else the one this machine uses (`LORE_URL`, else
     `lore login`'s); and whether it is the login's (its token then comes from `lore mcp-headers`)."""
     from lore.core import login
-    from lore.hooks.credentials import origin
 
     stored = login.read(os.environ)
     url = given or os.environ.get("LORE_URL", "").strip() or (stored.url if stored else None)
-    logged_in = bool(url and stored and origin(stored.url) == origin(url))
+    logged_in = bool(url and stored and login.origin(stored.url) == login.origin(url))
     if given or not url or action != "install" or installer.hosted:
         return (url if action == "install" else given), logged_in
     from lore.core.errors import InvalidInput
 
     known = ", ".join(sorted(n for n, i in installers.registry().items() if i.hosted))
     raise InvalidInput(
-        f"This machine uses the server {origin(url)}, and {installer.name} cannot be wired to a server yet "
-        "(a local install would keep its memory apart from the server's).",
+        f"This machine uses the server {login.origin(url)}, and {installer.name} cannot be wired to a "
+        "server yet (a local install would keep its memory apart from the server's).",
         f"Clients that can: {known}. For {installer.name}, see docs/deploy.md (an HTTP MCP entry by hand); "
         "`lore logout` (and unset LORE_URL) to install it with this machine's own database.",
     )

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from lore.core.errors import InvalidInput, LoreError, Refused
-from lore.core.login import Login
+from lore.core.login import Login, origin
 from lore.hooks import remote
 
 WAIT = 300.0  # how long the listener waits for the browser to come back
@@ -49,7 +49,7 @@ def endpoints(base: str, timeout: float = 10.0) -> Endpoints:
         )  # fmt: skip
     except (LoreError, KeyError):
         raise Refused(
-            f"{remote.origin(base)} does not serve the OAuth sign-in flow (it runs without --oauth).",
+            f"{origin(base)} does not serve the OAuth sign-in flow (it runs without --oauth).",
             f"Paste a token instead: `lore token create YOU` on the server, then `lore login {base}`.",
         ) from None
 
@@ -144,7 +144,7 @@ def _form(url: str, fields: dict[str, str], timeout: float = 10.0) -> dict[str, 
             f"The server refused the sign-in ({exc.code}): {detail.decode(errors='replace')[:200]}"
         ) from None
     except OSError as exc:
-        raise LoreError(f"cannot reach {remote.origin(url)}: {exc}") from None
+        raise LoreError(f"cannot reach {origin(url)}: {exc}") from None
     data = json.loads(raw or b"{}") if raw.strip() else {}
     return data if isinstance(data, dict) else {}
 

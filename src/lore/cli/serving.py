@@ -13,7 +13,7 @@ import socket
 import sys
 import traceback
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lore.core.errors import InvalidInput, Refused
 
@@ -192,20 +192,11 @@ def _serve(
     state = Runtime(env=dict(os.environ), transport="http")
     try:
         app = app_for(state, Options(host, port, sign_in, oauth, public_url, stateless, json_logs), announce)
-        # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log.
         # X-Forwarded-For is applied inside the app (lore.http.limits.RecordPeer), not by uvicorn.
-        if json_logs:  # (a Config configures logging as it is made: make one only)
-            config = uvicorn.Config(
-                app,
-                host=host,
-                port=port,
-                log_level=log_level,
-                log_config=None,
-                access_log=False,
-                proxy_headers=False,
-            )
-        else:
-            config = uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=False)
+        # JSON: uvicorn's lines through lore's handler, and lore.access instead of its access log (a
+        # Config configures logging as it is made: make one only).
+        quiet: dict[str, Any] = {"log_config": None, "access_log": False} if json_logs else {}
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=False, **quiet)
         server = uvicorn.Server(config)
         try:
             server.run(sockets=[sock])

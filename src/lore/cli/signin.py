@@ -35,7 +35,7 @@ def run(action: str, url: str | None = None, *, with_token: bool = False, browse
     # No token (--browser, or Enter at the prompt): the server's OAuth flow in a browser.
     stored = login.Login(base, whoami(base, token), token) if token else _browser(base, no_open)
     where = login.write(os.environ, stored)
-    print(f"Signed in to {remote.origin(base)} as {stored.user}; stored in {where} (readable by you only).")
+    print(f"Signed in to {login.origin(base)} as {stored.user}; stored in {where} (readable by you only).")
     print("Every lore command, hook and `lore install` on this machine now use this server;")
     print("LORE_URL and LORE_TOKEN still win when set. `lore logout` forgets it; `lore doctor` checks it.")
     return 0
@@ -51,7 +51,7 @@ def base_url(url: str) -> str:
     if parts.query or parts.fragment:
         raise InvalidInput(f"{url!r} has a query or a fragment.", "Give the server's base URL only.")
     if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
-        print(f"note: {remote.origin(url)} is plain http: the token crosses the network unencrypted.",
+        print(f"note: {login.origin(url)} is plain http: the token crosses the network unencrypted.",
               file=sys.stderr)  # fmt: skip
     return url.strip().rstrip("/")
 
@@ -81,7 +81,7 @@ def whoami(base: str, token: str) -> str:
         ) from None
     if me.get("mode") != "sign-in" or not isinstance(me.get("user"), str):
         raise Refused(
-            f"{remote.origin(base)} runs without sign-in (a local `lore serve`): nothing to log in to.",
+            f"{login.origin(base)} runs without sign-in (a local `lore serve`): nothing to log in to.",
             "Log in to a `lore serve --sign-in` server.",
         )
     return str(me["user"])
@@ -113,7 +113,7 @@ def logout() -> int:
         from lore.cli import loopback
 
         ended = " (its tokens revoked on the server)" if loopback.revoke(stored) else ""
-        print(f"Signed out of {remote.origin(stored.url)}{ended}; removed {login.path(os.environ)}.")
+        print(f"Signed out of {login.origin(stored.url)}{ended}; removed {login.path(os.environ)}.")
     else:
         print(f"Removed {login.path(os.environ)}.")
     print("Commands and hooks on this machine use its own database again (unless LORE_URL is set).")

@@ -177,38 +177,12 @@ def git_changes(
     object, running the repository's `core.sshCommand`, `core.gitProxy`, `remote.*.uploadpack` or an
     `ext::` remote. NO_FETCH turns lazy fetching off and allows no transport at all (GIT_ALLOW_PROTOCOL
     empty wins over the repository's `protocol.*.allow`); the diff of a missing object fails instead."""
-    source = os.environ if env is None else env
-    base_env = {
-        "PATH": source.get("PATH", "/usr/bin:/bin"),
-        "HOME": source.get("HOME", "/"),
-        "LC_ALL": "C",
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_TERMINAL_PROMPT": "0",
-        "GIT_PAGER": "cat",
-        **NO_FETCH,
-    }
+    base_env = _git_env(os.environ if env is None else env)
     deadline = time.monotonic() + timeout
     base = ["git", "-C", str(root), "--no-optional-locks"]
-    safe = {
-        "core.fsmonitor": "false",
-        "core.quotepath": "off",
-        "diff.external": "",
-        "status.submoduleSummary": "false",
-        "protocol.allow": "never",
-    }
-    listed = _run_all(
-        {"filters": [*base, "config", "--null", "--name-only", "--get-regexp", r"^filter\."]},
-        {**base_env, **_config_env(safe)},
-        deadline,
-    )
-    if listed is None or listed["filters"][0] not in (0, 1):  # 1: no filter configured
+    safe = _safe_settings(base, base_env, deadline)
+    if safe is None:
         return None
-    for name in listed["filters"][1].split("\0"):
-        driver = name[len("filter.") : name.rfind(".")] if name.count(".") >= 2 else ""
-        if driver:
-            for key in ("clean", "smudge", "process"):
-                safe[f"filter.{driver}.{key}"] = ""
-            safe[f"filter.{driver}.required"] = "false"
     outputs = _run_all(
         {
             "status": [
@@ -241,6 +215,45 @@ def git_changes(
     lines, count = bound_status(status)
     diff_code, diff = outputs["diff"]
     return Changes(lines, count, bound_diffstat(diff) if diff_code == 0 else None)
+
+
+def _git_env(source: Mapping[str, str]) -> dict[str, str]:
+    """The whole environment git runs with: PATH and HOME of `source`, nothing else of it."""
+    return {
+        "PATH": source.get("PATH", "/usr/bin:/bin"),
+        "HOME": source.get("HOME", "/"),
+        "LC_ALL": "C",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_PAGER": "cat",
+        **NO_FETCH,
+    }
+
+
+def _safe_settings(base: list[str], base_env: dict[str, str], deadline: float) -> dict[str, str] | None:
+    """The config that switches off every program the repository could name, its filters included
+    (as git lists them); None when git could not list them."""
+    safe = {
+        "core.fsmonitor": "false",
+        "core.quotepath": "off",
+        "diff.external": "",
+        "status.submoduleSummary": "false",
+        "protocol.allow": "never",
+    }
+    listed = _run_all(
+        {"filters": [*base, "config", "--null", "--name-only", "--get-regexp", r"^filter\."]},
+        {**base_env, **_config_env(safe)},
+        deadline,
+    )
+    if listed is None or listed["filters"][0] not in (0, 1):  # 1: no filter configured
+        return None
+    for name in listed["filters"][1].split("\0"):
+        driver = name[len("filter.") : name.rfind(".")] if name.count(".") >= 2 else ""
+        if driver:
+            for key in ("clean", "smudge", "process"):
+                safe[f"filter.{driver}.{key}"] = ""
+            safe[f"filter.{driver}.required"] = "false"
+    return safe
 
 
 def _config_env(settings: Mapping[str, str]) -> dict[str, str]:

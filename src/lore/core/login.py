@@ -160,3 +160,19 @@ def remove(env: Mapping[str, str]) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def origin(url: str) -> str:
+    """scheme://host[:port] of `url`: never its user, password, path or query."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "an address lore cannot read"
+    return (
+        f"{parts.scheme}://{parts.hostname}{port}"
+        if parts.scheme and parts.hostname
+        else "an unknown address"
+    )

@@ -99,12 +99,6 @@ def resolve(
     )
 
 
-def path_match_length(pattern: str, workspace: Path, env: Mapping[str, str] | None = None) -> int | None:
-    """How specifically `pattern` matches `workspace` (the normalised pattern's length), or None."""
-    dirs, children = _anchors(workspace)
-    return _match_length(pattern, env or {}, dirs, children)
-
-
 # --- path rule ----------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore.core import naming, render, similarity
+from lore.core import advice, naming, render, similarity
 from lore.core.inert import printable
 from lore.core.rows import Fact, Note
 
@@ -58,12 +58,7 @@ class Cluster:
     items: tuple[Entry, ...]
 
     def as_json(self) -> dict[str, Any]:
-        ids = [e.id for e in self.items]
-        return {
-            "items": [e.as_json() for e in self.items],
-            "merge": f"lore tidy merge {' '.join(ids)}",
-            "keep": f"lore tidy keep {' '.join(ids)}",
-        }
+        return {"items": [e.as_json() for e in self.items], **_settled([e.id for e in self.items])}
 
 
 @dataclass(frozen=True)
@@ -74,14 +69,17 @@ class Conflict:
     older: Entry
 
     def as_json(self) -> dict[str, Any]:
-        ids = f"{self.newer.id} {self.older.id}"
         return {
             "items": [self.newer.as_json(), self.older.as_json()],
             "subject": self.newer.subject,
-            "merge": f"lore tidy merge {ids}",
-            "keep": f"lore tidy keep {ids}",
+            **_settled([self.newer.id, self.older.id]),
             "supersede": f"lore facts add --subject ... --supersedes {self.older.id} (or merge)",
         }
+
+
+def _settled(ids: Sequence[str]) -> dict[str, str]:
+    """The commands that settle a group (the first kept by a merge), as lore.core.advice words them."""
+    return {"merge": advice.merge(ids[0], ids[1:], advice.CLI), "keep": advice.keep(ids, advice.CLI)}
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class Server:
 
     @property
     def origin(self) -> str:
-        return origin(self.url)
+        return login.origin(self.url)
 
 
 def server(env: Mapping[str, str], *, timeout: float = 5.0) -> Server | None:
@@ -48,7 +48,7 @@ def server(env: Mapping[str, str], *, timeout: float = 5.0) -> Server | None:
     user = stored.user if stored is not None else None
     if env_token:
         return Server(url, env_token, ENV_TOKEN, user, stored=not env_url)
-    if stored is not None and origin(stored.url) == origin(url):
+    if stored is not None and login.origin(stored.url) == login.origin(url):
         token = fresh(env, stored, timeout).token
         return Server(url, token, STORED_TOKEN, user, stored=not env_url, oauth=stored.kind == "oauth")
     return Server(url, "")  # LORE_URL alone, to another server: no token goes there
@@ -114,27 +114,13 @@ def refresh(stored: login.Login, timeout: float) -> login.Login:
             f"run `lore login {stored.url}` again"
         ) from None
     except (OSError, ValueError) as exc:
-        raise RemoteError(f"cannot renew the sign-in at {origin(stored.url)}: {type(exc).__name__}") from None
+        raise RemoteError(
+            f"cannot renew the sign-in at {login.origin(stored.url)}: {type(exc).__name__}"
+        ) from None
     token = data.get("access_token") if isinstance(data, dict) else None
     if not isinstance(token, str) or not token:
-        raise RemoteError(f"the server at {origin(stored.url)} answered no access token")
+        raise RemoteError(f"the server at {login.origin(stored.url)} answered no access token")
     expires = data.get("expires_in")
     seconds = float(expires) if isinstance(expires, int | float) and expires > 0 else 3600.0
     renewed = data.get("refresh_token")
     return stored.refreshed(token, renewed if isinstance(renewed, str) else None, seconds, time.time())
-
-
-def origin(url: str) -> str:
-    """scheme://host[:port] of `url`: never its user, password, path or query."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "an address lore cannot read"
-    return (
-        f"{parts.scheme}://{parts.hostname}{port}"
-        if parts.scheme and parts.hostname
-        else "an unknown address"
-    )

@@ -26,7 +26,6 @@ __all__ = [
     "Run",
     "deadline",
     "new_key",
-    "remaining",
     "run",
 ]
 
@@ -34,11 +33,6 @@ __all__ = [
 # crash: recovery under a busy writer took 2-3 s here) when it has no earlier text to show: inside
 # the 5 s hook timeout lore installs, with room for the interpreter and the answer.
 START_WAIT = 4.2
-
-
-def remaining(started: float, env: Mapping[str, str]) -> float:
-    """Seconds left of the soft deadline of a hook that started at `started` (time.monotonic)."""
-    return deadline(env) - (time.monotonic() - started)
 
 
 @dataclass
@@ -98,8 +92,6 @@ class Run:
 def _target(env: Mapping[str, str]) -> str:
     """Where this run's writes go: the server's origin in hosted mode (LORE_URL, else the login `lore
     login` stored), else this machine. Never raises: an unusable login file fails the body later."""
-    from lore.hooks import credentials
-
     url = env.get("LORE_URL", "").strip()
     if not url:
         try:
@@ -109,7 +101,7 @@ def _target(env: Mapping[str, str]) -> str:
         if stored is None:
             return spool.LOCAL
         url = stored.url
-    return credentials.origin(url)
+    return login.origin(url)
 
 
 def new_key() -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urljoin
 
+from lore.core import login
 from lore.core.errors import RemoteError
 
 
@@ -106,7 +107,7 @@ def refusal(url: str, code: int, location: str | None, raw: bytes, named: str) -
     """What an HTTP error answer means, in one line: never the token (`named` is what it is called),
     and for an error of lore's, its message and hint."""
     if code in _REDIRECTS:
-        where = origin(urljoin(url, location or ""))
+        where = login.origin(urljoin(url, location or ""))
         return RemoteError(
             f"the server answered with a redirect ({code}) to {where}; lore does not follow "
             "redirects (the token would go along): set LORE_URL to the server's final address"
@@ -115,13 +116,6 @@ def refusal(url: str, code: int, location: str | None, raw: bytes, named: str) -
         fix = "check it, or create a new one" if named == "LORE_TOKEN" else "run `lore login URL` again"
         return RemoteError(f"the server refused {named} (401): {fix}")
     return RemoteError(f"the server answered {code}{_error_detail(raw)}")
-
-
-def origin(url: str) -> str:
-    """scheme://host[:port] of `url`: never its user, password, path or query."""
-    from lore.hooks.credentials import origin as of
-
-    return of(url)
 
 
 def _error_detail(raw: bytes) -> str:

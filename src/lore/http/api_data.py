@@ -8,16 +8,12 @@ database), as do `purge` and `reindex`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from lore.http.api_routes import Route
 from lore.service import data
 from lore.service.runtime import Runtime
-
-Handler = Callable[[Request], Awaitable[Response]]
-Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
 
 
 def register(route: Route, state: Runtime) -> None:

@@ -16,7 +16,6 @@ tools and `lore facts` / `lore log` (lore.service.memory, lore.service.log), in 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -27,22 +26,16 @@ from starlette.responses import JSONResponse, Response
 from lore.core import advice, validate
 from lore.core.injection import Injection
 from lore.core.rows import Fact
-from lore.core.session import SessionContext
+from lore.http.api_routes import Body, Resolver, Route, posted
 from lore.service import handoffs, log, memory, tidy, wire
 from lore.service.runtime import Runtime
 
-Handler = Callable[[Request], Awaitable[Response]]
-Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
-Body = Callable[[Request], Awaitable[dict[str, Any]]]
-Resolver = Callable[..., Awaitable[SessionContext]]
 
-
-def register(route: Route, state: Runtime, _json: Body, _session: Resolver) -> None:
+def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> None:
     @route("/api/facts", ["GET", "POST"])
     async def fact_list(request: Request) -> Response:
         if request.method == "POST":
-            data = await _json(request)
-            session = await _session(request, "api", data.get("workspace"))
+            data, session = await posted(request, body, resolve)
             done = await state.call(
                 memory.remember_fact,
                 session,
@@ -60,7 +53,7 @@ def register(route: Route, state: Runtime, _json: Body, _session: Resolver) -> N
                 },
                 status_code=200 if done.duplicate else 201,
             )
-        session = await _session(request, "api")
+        session = await resolve(request, "api", None)
         params = request.query_params
         found = await state.call(
             memory.recall,
@@ -72,19 +65,11 @@ def register(route: Route, state: Runtime, _json: Body, _session: Resolver) -> N
         used = None
         if params.get("usage") in ("1", "true"):
             used = await state.call(log.usage, session.readable, [f.id for f in found.facts])
-        shape = wire.facts(
-            found.facts,
-            total=found.total,
-            space=session.space,
-            workspace_name=found.workspace_name,
-            header=found.header,
-            usage=used,
-        )
-        return JSONResponse(shape)
+        return JSONResponse(wire.recalled(found, session.space, used))
 
     @route("/api/facts/{id}", ["GET"])
     async def fact_history(request: Request) -> Response:
-        session = await _session(request, "api")
+        session = await resolve(request, "api", None)
         versions = await state.call(memory.fact_history, session.readable, request.path_params["id"])
         merged = await state.call(tidy.merged_into, session.readable, request.path_params["id"])
         return JSONResponse(
@@ -93,8 +78,7 @@ def register(route: Route, state: Runtime, _json: Body, _session: Resolver) -> N
 
     @route("/api/facts/{id}/revise", ["POST"])
     async def fact_revise(request: Request) -> Response:
-        data = await _json(request)
-        session = await _session(request, "api", data.get("workspace"))
+        data, session = await posted(request, body, resolve)
         # What is absent stays as it is; a revision that changes nothing is the store's to refuse.
         _, new = await state.call(
             memory.revise_fact,
@@ -108,8 +92,7 @@ def register(route: Route, state: Runtime, _json: Body, _session: Resolver) -> N
 
     @route("/api/facts/{id}/forget", ["POST"])
     async def fact_forget(request: Request) -> Response:
-        data = await _json(request)
-        session = await _session(request, "api", data.get("workspace"))
+        data, session = await posted(request, body, resolve)
         old = await state.call(
             memory.forget, session, _fact_id(request.path_params["id"]), data.get("reason")
         )

@@ -14,31 +14,22 @@ everywhere), and answers in lore.service.wire's shapes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore.core import advice
 from lore.core.errors import InvalidInput
-from lore.core.session import SessionContext
+from lore.http.api_routes import Body, Resolver, Route, posted
 from lore.service import handoffs, memory, search, tidy, wire
 from lore.service.runtime import Runtime
 
-Handler = Callable[[Request], Awaitable[Response]]
-Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
-Body = Callable[[Request], Awaitable[dict[str, Any]]]
-Resolver = Callable[[Request, str, object], Awaitable[SessionContext]]
 MAX_IDS = 100
 
 
 def register(route: Route, state: Runtime, body: Body, resolve: Resolver, *, sign_in: bool) -> None:
     @route("/api/notes", ["POST"])
     async def note_add(request: Request) -> Response:
-        data = await body(request)
-        session = await resolve(request, "api", data.get("workspace"))
+        data, session = await posted(request, body, resolve)
         tags = data.get("tags")
         done = await state.call(
             memory.remember_note,
@@ -73,16 +64,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver, *, sig
             kinds=params.getlist("kind") or None,
             limit=int(limit) if limit.isdigit() else limit,
         )
-        return JSONResponse(
-            {
-                "space": session.space,
-                "results": [{k: v for k, v in wire.row(h).items() if v is not None} for h in found.hits],
-                "floor": found.floor,
-                "min_similarity": found.min_similarity,
-                "candidates": [asdict(r) for r in found.rows],
-                "other_spaces": [{"id": i, "space": s} for i, s in found.other_spaces],
-            }
-        )
+        return JSONResponse(wire.explanation(found, session.space))
 
     @route("/api/handoff", ["GET"])
     async def handoff_here(request: Request) -> Response:
@@ -99,8 +81,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver, *, sig
 
     @route("/api/tidy/{act}", ["POST"])
     async def tidy_act(request: Request) -> Response:
-        data = await body(request)
-        session = await resolve(request, "api", data.get("workspace"))
+        data, session = await posted(request, body, resolve)
         act = request.path_params["act"]
         if act == "merge":
             done = await state.call(

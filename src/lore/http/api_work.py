@@ -15,21 +15,14 @@ anything else is the same "no space" as a space that does not exist.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore.core import inbox
-from lore.core.session import SessionContext
+from lore.http.api_routes import Body, Resolver, Route, posted
 from lore.service import wire, work
 from lore.service.runtime import Runtime
 
-Handler = Callable[[Request], Awaitable[Response]]
-Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
-Body = Callable[[Request], Awaitable[dict[str, Any]]]
-Resolver = Callable[[Request, str, object], Awaitable[SessionContext]]
 LISTED = 10_000  # a person's list (`lore tasks`), as the local command shows it
 MESSAGES = 30
 
@@ -38,8 +31,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
     @route("/api/tasks", ["GET", "POST"])
     async def task_list(request: Request) -> Response:
         if request.method == "POST":
-            data = await body(request)
-            session = await resolve(request, "api", data.get("workspace"))
+            data, session = await posted(request, body, resolve)
             title = data.get("title")
             filed = await state.call(
                 work.file_task,
@@ -60,8 +52,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
     async def task_one(request: Request) -> Response:
         task_id = request.path_params["id"]
         if request.method == "POST":
-            data = await body(request)
-            session = await resolve(request, "api", data.get("workspace"))
+            data, session = await posted(request, body, resolve)
             before, task = await state.call(
                 work.update_task, session, task_id, data.get("status"), data.get("note")
             )
@@ -73,8 +64,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
     @route("/api/messages", ["GET", "POST"])
     async def message_list(request: Request) -> Response:
         if request.method == "POST":
-            data = await body(request)
-            session = await resolve(request, "api", data.get("workspace"))
+            data, session = await posted(request, body, resolve)
             sent = await work.send_message(
                 state,
                 session,
@@ -95,8 +85,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> Non
 
     @route("/api/messages/read", ["POST"])
     async def message_read(request: Request) -> Response:
-        data = await body(request)
-        session = await resolve(request, "api", data.get("workspace"))
+        _, session = await posted(request, body, resolve)
         got = await state.call(work.read_messages, session, session.source)
         return JSONResponse(
             {

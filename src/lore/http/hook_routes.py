@@ -22,12 +22,10 @@ from lore.core import outcomes
 from lore.core.ending import from_wire
 from lore.core.errors import InvalidInput, LoreError
 from lore.core.session import SessionContext
+from lore.http.api_routes import Body, Route
 from lore.service import session_start as events
 from lore.service.runtime import Runtime
 
-Handler = Callable[[Request], Awaitable[Response]]
-Route = Callable[[str, list[str]], Callable[[Handler], Handler]]
-Body = Callable[[Request], Awaitable[dict[str, Any]]]
 Resolver = Callable[[Request, str, object, str | None], Awaitable[SessionContext]]
 
 

@@ -63,6 +63,25 @@ def no_hook(text: str) -> Rule:
     return lambda seen: [] if seen.hooks else seen.says("WARN", text.format(path=seen.hook_path))
 
 
+# What a session goes without when lore's session-end hook (the handoff) is missing.
+NO_HANDOFF = "the next session here will not know what this one did"
+
+
+def hook_missing(seen: Seen, event: str, without: str) -> list[Check]:
+    """lore's `event` hook is not in the hook file: what the client goes `without`, and the fix."""
+    return seen.says(
+        "WARN", f"no {event} hook in {seen.hook_path}: {without} → run `lore install {seen.name}` again"
+    )
+
+
+def also_hook(found: Callable[[Scope, str, str], list[Found]], event: str, without: str) -> Rule:
+    """lore's `event` hook beside its session-start one (`found` lists lore's hooks of an event):
+    said missing only when the session-start one is there (no_hook speaks of that one)."""
+    return lambda seen: (
+        [] if not seen.hooks or found(seen.scope, seen.name, event) else hook_missing(seen, event, without)
+    )
+
+
 def each_hook(*rules: HookRule) -> Rule:
     return lambda seen: [check for found in seen.hooks for rule in rules for check in rule(seen, found)]
 

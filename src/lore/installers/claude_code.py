@@ -93,26 +93,6 @@ def _signed_in(scope: Scope) -> bool:
         return False
 
 
-def _prompt_hook(seen: checks.Seen) -> list[Check]:
-    if not seen.hooks or HOOKS.found(seen.scope, NAME, "UserPromptSubmit"):
-        return []
-    return seen.says(
-        "WARN",
-        f"no UserPromptSubmit hook in {seen.hook_path}: messages from other agents show only at "
-        "session start → run `lore install claude-code` again",
-    )
-
-
-def _end_hooks(seen: checks.Seen) -> list[Check]:
-    if not seen.hooks or HOOKS.found(seen.scope, NAME, "Stop"):
-        return []
-    return seen.says(
-        "WARN",
-        f"no Stop hook in {seen.hook_path}: the next session here will not know what this one did "
-        "→ run `lore install claude-code` again",
-    )
-
-
 def notes(scope: Scope) -> list[str]:
     if scope.server and scope.logged_in:
         return [
@@ -139,8 +119,10 @@ DOCTOR = (
         "run `lore install claude-code` again"
     ),
     checks.each_hook(checks.hook_runs_lore),
-    _prompt_hook,
-    _end_hooks,
+    checks.also_hook(
+        HOOKS.found, "UserPromptSubmit", "messages from other agents show only at session start"
+    ),
+    checks.also_hook(HOOKS.found, "Stop", checks.NO_HANDOFF),
     checks.first_run("start `claude` in a project"),
     checks.end_run("end a `claude` session (or a turn) in a project"),
 )

@@ -107,11 +107,7 @@ def _end_hooks(seen: checks.Seen) -> list[Check]:
         return []
     stops = HOOKS.found(seen.scope, NAME, "Stop")
     if not stops:
-        return seen.says(
-            "WARN",
-            f"no Stop hook in {seen.hook_path}: the next session here will not know what this one did "
-            "→ run `lore install codex` again",
-        )
+        return checks.hook_missing(seen, "Stop", checks.NO_HANDOFF)
     if any(_trusted(seen, "stop", found) for found in stops):
         return []
     return seen.says(

@@ -22,10 +22,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lore.core.errors import ConfigError
-from lore.installers import Check, Scope, checks, shared
+from lore.installers import Check, Scope, checks
 from lore.installers.client import Client
-from lore.installers.hookfiles import Entries, Hook, HookFile
+from lore.installers.hookfiles import Entries, Hook, HookFile, version_1
 from lore.installers.servers import JsonServer
 
 NAME = "copilot"
@@ -94,16 +93,6 @@ def _trusted(seen: checks.Seen) -> list[Check]:
     )
 
 
-def _version_1(hooks: dict[str, Any], path: Path, lore: str) -> None:
-    """lore writes (and edits) Copilot CLI's hooks version 1 only."""
-    if hooks.get("version", 1) != 1:
-        raise ConfigError(
-            f"{path} has version {hooks.get('version')!r}; lore writes Copilot CLI's hooks version 1.",
-            f"Add `{shared.hook_command(lore, NAME)}` to its {EVENT} hooks yourself; lore changed nothing.",
-        )
-    hooks.setdefault("version", 1)
-
-
 def notes(scope: Scope) -> list[str]:
     if scope.project:
         return [TRUST.format(path=path(scope), hooks=hook_path(scope), project=scope.project)]
@@ -117,7 +106,7 @@ HOOKS = HookFile(
     installed=f"{EVENT} hook (5 s)",
     removed=f"{EVENT} hook",
     shape=Entries(own_file=True, keys=("bash", "timeoutSec")),
-    prepare=_version_1,
+    prepare=version_1(NAME, "Copilot CLI", EVENT),
 )
 DOCTOR = (
     checks.runs_lore,

@@ -15,10 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lore.core.errors import ConfigError
-from lore.installers import Check, Edits, Scope, checks, shared
+from lore.installers import Check, Edits, Scope, checks
 from lore.installers.client import Client
-from lore.installers.hookfiles import Entries, Hook, HookFile
+from lore.installers.hookfiles import Entries, Hook, HookFile, version_1
 from lore.installers.servers import JsonServer
 
 NAME = "cursor"
@@ -33,16 +32,6 @@ def paths(scope: Scope) -> tuple[Path, Path]:
 
 def server_entry(lore: str) -> dict[str, Any]:
     return {"command": lore, "args": ["mcp", "--workspace", "${workspaceFolder}"]}
-
-
-def _version_1(hooks: dict[str, Any], path: Path, lore: str) -> None:
-    """lore writes (and edits) Cursor's hooks version 1 only."""
-    if hooks.get("version", 1) != 1:
-        raise ConfigError(
-            f"{path} has version {hooks.get('version')!r}; lore writes Cursor's hooks version 1.",
-            f"Add `{shared.hook_command(lore, NAME)}` to its {EVENT} hooks yourself; lore changed nothing.",
-        )
-    hooks.setdefault("version", 1)
 
 
 def _no_workspace(server: Any) -> bool:
@@ -77,7 +66,7 @@ HOOKS = HookFile(
     installed=f"{EVENT} hook (5 s) + {END_EVENT} hook (handoff)",
     removed=f"{EVENT} and {END_EVENT} hooks",
     shape=Entries(),
-    prepare=_version_1,
+    prepare=version_1(NAME, "Cursor", EVENT),
 )
 DOCTOR = (
     checks.runs_lore,

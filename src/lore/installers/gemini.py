@@ -63,16 +63,6 @@ HOOKS = HookFile(
 )
 
 
-def _end_hooks(seen: checks.Seen) -> list[Check]:
-    if not seen.hooks or HOOKS.found(seen.scope, NAME, "AfterAgent"):
-        return []
-    return seen.says(
-        "WARN",
-        f"no AfterAgent hook in {seen.hook_path}: the next session here will not know what this one "
-        "did → run `lore install gemini` again",
-    )
-
-
 DOCTOR = (
     checks.runs_lore,
     checks.server_if(
@@ -83,7 +73,7 @@ DOCTOR = (
     ),
     checks.no_hook("no SessionStart hook in {path} → run `lore install gemini`"),
     checks.each_hook(_matcher, checks.hook_runs_lore),
-    _end_hooks,
+    checks.also_hook(HOOKS.found, "AfterAgent", checks.NO_HANDOFF),
     checks.first_run("start `gemini` in a project"),
     checks.end_run("end a `gemini` turn or session in a project"),
 )

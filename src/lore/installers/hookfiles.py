@@ -140,6 +140,24 @@ def same_json(before: Any, after: Any) -> bool:
 Prepare = Callable[[dict[str, Any], Path, str], None]
 
 
+def version_1(client: str, label: str, event: str) -> Prepare:
+    """The `prepare` of a versioned hook file (Cursor's, Copilot CLI's): lore writes (and edits) its
+    version 1 only; `label` names the client to a person, `event` is where its hook goes."""
+
+    def prepare(hooks: dict[str, Any], path: Path, lore: str) -> None:
+        if hooks.get("version", 1) != 1:
+            from lore.core.errors import ConfigError
+
+            raise ConfigError(
+                f"{path} has version {hooks.get('version')!r}; lore writes {label}'s hooks version 1.",
+                f"Add `{shared.hook_command(lore, client)}` to its {event} hooks yourself; "
+                "lore changed nothing.",
+            )
+        hooks.setdefault("version", 1)
+
+    return prepare
+
+
 @dataclass(frozen=True)
 class HookFile:
     path: Callable[[Scope], Path]

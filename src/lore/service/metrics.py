@@ -33,6 +33,14 @@ class _Metrics:
     def __init__(self) -> None:
         from prometheus_client import Counter, Gauge, Histogram
 
+        def live(name: str, doc: str) -> Any:
+            """A gauge of this process's own state: summed over the live processes."""
+            return Gauge(name, doc, multiprocess_mode="livesum")
+
+        def latest(name: str, doc: str) -> Any:
+            """A gauge of the database's state: the latest reading of any process."""
+            return Gauge(name, doc, multiprocess_mode="mostrecent")
+
         self.tool_calls = Counter(
             "lore_tool_calls",
             "MCP tool calls, by tool and outcome (ok, error, unavailable, failed)",
@@ -58,33 +66,19 @@ class _Metrics:
             "Errors the hosted session-start hook got (/api/session-start), by status",
             ["status"],
         )
-        self.pool_max = Gauge("lore_pool_max", "Database pool: most connections", multiprocess_mode="livesum")
-        self.pool_open = Gauge(
-            "lore_pool_open", "Database pool: connections open", multiprocess_mode="livesum"
-        )
-        self.pool_in_use = Gauge(
-            "lore_pool_in_use", "Database pool: connections in use", multiprocess_mode="livesum"
-        )
-        self.pool_waiting = Gauge(
-            "lore_pool_waiting",
-            "Database pool: callers waiting for a connection",
-            multiprocess_mode="livesum",
-        )
-        self.reply_waiters = Gauge(
-            "lore_reply_waiters", "send_message calls waiting for a reply", multiprocess_mode="livesum"
-        )
+        self.pool_max = live("lore_pool_max", "Database pool: most connections")
+        self.pool_open = live("lore_pool_open", "Database pool: connections open")
+        self.pool_in_use = live("lore_pool_in_use", "Database pool: connections in use")
+        self.pool_waiting = live("lore_pool_waiting", "Database pool: callers waiting for a connection")
+        self.reply_waiters = live("lore_reply_waiters", "send_message calls waiting for a reply")
         self.listen_events = Counter(
             "lore_listen_events",
             "The reply listener: notified, polled (found by the poll), lost, reconnected",
             ["event"],
         )
-        self.queue_depth = Gauge(
-            "lore_embedding_queue_depth", "Notes waiting for a vector", multiprocess_mode="mostrecent"
-        )
-        self.queue_age = Gauge(
-            "lore_embedding_queue_oldest_seconds",
-            "How long the oldest note waiting for a vector has waited",
-            multiprocess_mode="mostrecent",
+        self.queue_depth = latest("lore_embedding_queue_depth", "Notes waiting for a vector")
+        self.queue_age = latest(
+            "lore_embedding_queue_oldest_seconds", "How long the oldest note waiting for a vector has waited"
         )
 
 

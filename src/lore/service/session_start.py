@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from lore.core import outcomes, spool
 from lore.core.clients import CLIENTS
@@ -22,8 +22,30 @@ from lore.service.events import session_start as starting
 from lore.service.events.prompt import Arrived, Seen
 from lore.service.events.records import outcome_row
 from lore.service.events.session_start import Started
-from lore.service.runtime import Runtime
 from lore.store.port import ConnPort
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from lore.core.config import Config
+
+T = TypeVar("T")
+
+
+class Runs(Protocol):
+    """What these use cases read of the lore.service.runtime.Runtime they are given (it replays the
+    spool through this module, so this module names what it needs instead of importing it)."""
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+
+    @property
+    def accounts(self) -> object | None: ...
+
+    def config(self) -> Config: ...
+
+    def transact(self, fn: Callable[[psycopg.Connection], T]) -> T: ...
+
 
 __all__ = [
     "Arrived",
@@ -62,7 +84,7 @@ def with_root(session: SessionContext, root: object, name: object = None) -> Ses
 
 
 def session_start(
-    rt: Runtime, session: SessionContext, client: str, *, via: str, session_id: str | None = None
+    rt: Runs, session: SessionContext, client: str, *, via: str, session_id: str | None = None
 ) -> Started:
     """The session-start text for `client` here, and its record, in one transaction. `via`: `api`
     (the hosted hook), `cli` (`lore session-start`)."""
@@ -84,7 +106,7 @@ def session_start(
 
 
 def prompted(
-    rt: Runtime, session: SessionContext, client: str, seen: Seen, *, via: str, session_id: str | None = None
+    rt: Runs, session: SessionContext, client: str, seen: Seen, *, via: str, session_id: str | None = None
 ) -> Arrived:
     """What arrived since `seen` (the hosted per-prompt hook), and its record."""
     started = time.monotonic()
@@ -103,18 +125,18 @@ def prompted(
     )
 
 
-def ended(rt: Runtime, session: SessionContext, ending: Ending) -> Handoff:
+def ended(rt: Runs, session: SessionContext, ending: Ending) -> Handoff:
     """The hosted session end: the handoff the developer's machine captured, in this session's space."""
     return rt.transact(lambda conn: session_end.session_end(ConnPort(conn), session, ending))
 
 
-def record(rt: Runtime, row: dict[str, object]) -> int:
+def record(rt: Runs, row: dict[str, object]) -> int:
     """One outcome record (the hosted hooks' failures, replayed from their spool)."""
     retention = rt.config().retention_days
     return rt.transact(lambda conn: records.record(ConnPort(conn), row, retention))
 
 
-def replay_spool(rt: Runtime, *, limit: int = 50) -> spool.Replayed:
+def replay_spool(rt: Runs, *, limit: int = 50) -> spool.Replayed:
     """Write what this machine's hooks kept in the spool while the database was down (local mode)."""
     retention = rt.config().retention_days
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.core import tidy as tidied
 from lore.core.injection import Injection, Usage
-from lore.core.rows import Fact, Message, Task
+from lore.core.rows import Message, Task
 from lore.core.session import SessionContext
+
+if TYPE_CHECKING:
+    from lore.service.memory import Recalled
+    from lore.service.search import Explanation
 
 
 def row(value: Any) -> dict[str, Any]:
@@ -39,26 +43,32 @@ def plain(value: Any) -> Any:
     return value
 
 
-def facts(
-    found_facts: Sequence[Fact],
-    *,
-    total: int,
-    space: str,
-    workspace_name: str | None,
-    header: str | None,
-    usage: Mapping[str, Usage] | None = None,
-) -> dict[str, Any]:
-    """What recall answers (`GET /api/facts`, `lore facts list`)."""
+def recalled(found: Recalled, space: str, usage: Mapping[str, Usage] | None = None) -> dict[str, Any]:
+    """What recall answers (`GET /api/facts`, `lore facts list`), from lore.service.memory.recall's
+    answer."""
     out = {
         "space": space,
-        "total": total,
-        "workspace_name": workspace_name,
-        "header": header,
-        "facts": [row(f) for f in found_facts],
+        "total": found.total,
+        "workspace_name": found.workspace_name,
+        "header": found.header,
+        "facts": [row(f) for f in found.facts],
     }
     if usage is not None:
         out["usage"] = {item: row(used) for item, used in usage.items()}
     return out
+
+
+def explanation(found: Explanation, space: str) -> dict[str, Any]:
+    """What a search answers with its reasons (`GET /api/search`, `lore search`): the hits (their
+    empty fields left out), the threshold, every candidate with its fate, the other spaces' notes."""
+    return {
+        "space": space,
+        "results": [{k: v for k, v in row(h).items() if v is not None} for h in found.hits],
+        "floor": found.floor,
+        "min_similarity": found.min_similarity,
+        "candidates": [row(r) for r in found.rows],
+        "other_spaces": [{"id": i, "space": s} for i, s in found.other_spaces],
+    }
 
 
 def injection(record: Injection, named: Mapping[int, str]) -> dict[str, Any]:

@@ -42,14 +42,7 @@ class Local:
         session = self._session(workspace)
         found = memory.recall(self.rt, session)
         used = log.usage(self.rt, session.readable, [f.id for f in found.facts]) if usage else None
-        return wire.facts(
-            found.facts,
-            total=found.total,
-            space=session.space,
-            workspace_name=found.workspace_name,
-            header=found.header,
-            usage=used,
-        )
+        return wire.recalled(found, session.space, used)
 
     def fact_history(self, workspace: str | None, fact_id: str) -> Json:
         readable = self._session(workspace).readable
@@ -83,15 +76,7 @@ class Local:
                 kinds=kinds, limit=limit,
             )  # fmt: skip
 
-        found = anyio.run(go)
-        return {
-            "space": session.space,
-            "results": [{k: v for k, v in wire.row(h).items() if v is not None} for h in found.hits],
-            "floor": found.floor,
-            "min_similarity": found.min_similarity,
-            "candidates": [wire.row(r) for r in found.rows],
-            "other_spaces": [{"id": i, "space": s} for i, s in found.other_spaces],
-        }
+        return wire.explanation(anyio.run(go), session.space)
 
     def handoff(self, workspace: str | None) -> Json:
         session = self._session(workspace)

@@ -58,7 +58,6 @@ __all__ = [
     "FORMAT_CHARACTERS",
     "Field",
     "Finding",
-    "contains_secret",
     "findings",
     "refuse",
     "scan",
@@ -72,10 +71,6 @@ DELIBERATE = {
     "message": 'lore messages send TO "…" --allow-secret',
     "markdown": "lore import-markdown DIR --allow-secret",
 }
-
-
-def contains_secret(text: str) -> bool:
-    return bool(scan(text))
 
 
 Field = tuple[str, "str | Sequence[str] | None"]

@@ -8,6 +8,7 @@ import bisect
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -94,26 +95,15 @@ def normalised(text: str) -> View | None:
     U+0301 would become `ǵ`); None when that changes nothing. Precomposed letters (`é`) stay."""
     if text.isascii():
         return None
-    pieces: list[str] = []
-    runs: list[tuple[int, int, int, int]] = []
-    last = size = 0
-    for match in _NON_ASCII.finditer(text):
-        start, end = match.span()
-        pieces.append(text[last:start])
-        size += start - last
-        visible = match.group().translate(_DROP_INVISIBLE)
-        folded = unicodedata.normalize("NFKC", visible)
-        if folded != visible:
-            folded = folded.translate(_DROP_INVISIBLE)  # a compatibility form that NFKC decomposes
-        if folded != match.group():
-            runs.append((size, size + len(folded), start, end))
-        pieces.append(folded)
-        size += len(folded)
-        last = end
-    if not runs:
-        return None
-    pieces.append(text[last:])
-    return View("".join(pieces), runs)
+    return _spliced(text, _NON_ASCII, _folded)
+
+
+def _folded(run: str) -> str:
+    visible = run.translate(_DROP_INVISIBLE)
+    folded = unicodedata.normalize("NFKC", visible)
+    if folded != visible:
+        folded = folded.translate(_DROP_INVISIBLE)  # a compatibility form that NFKC decomposes
+    return folded
 
 
 _PERCENT = re.compile(r"(?:%25[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2})+")  # `%25XX`: an escape escaped again
@@ -124,17 +114,24 @@ def percent_decoded(text: str) -> View | None:
     when it holds none."""
     if "%" not in text:
         return None
+    return _spliced(text, _PERCENT, lambda run: unquote(unquote(run, errors="replace"), errors="replace"))
+
+
+def _spliced(text: str, runs_of: re.Pattern[str], replace: Callable[[str], str]) -> View | None:
+    """`text` with each match of `runs_of` replaced, and where each changed run came from; None when
+    no replacement changed anything."""
     pieces: list[str] = []
     runs: list[tuple[int, int, int, int]] = []
     last = size = 0
-    for match in _PERCENT.finditer(text):
+    for match in runs_of.finditer(text):
         start, end = match.span()
-        decoded = unquote(unquote(match.group(), errors="replace"), errors="replace")
+        new = replace(match.group())
         pieces.append(text[last:start])
         size += start - last
-        runs.append((size, size + len(decoded), start, end))
-        pieces.append(decoded)
-        size += len(decoded)
+        if new != match.group():
+            runs.append((size, size + len(new), start, end))
+        pieces.append(new)
+        size += len(new)
         last = end
     if not runs:
         return None
