@@ -80,11 +80,19 @@ def note(
     tags: Sequence[str] | None,
     workspace: str | None,
     allow_secret: bool,
+    when: str | None = None,
 ) -> int:
     with runtime() as rt:
         session = rt.command_session(workspace)
         done = memory.remember_note(
-            rt, session, body, kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
+            rt,
+            session,
+            body,
+            kind=kind,
+            title=title,
+            tags=list(tags or []),
+            allow_secret=allow_secret,
+            when=when,
         )
         print(done.text())
     return 0

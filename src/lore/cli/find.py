@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     for hit in found.hits:
         title = f"{hit.title} — " if hit.title else ""
         same = f", +{len(hit.similar)} similar: {', '.join(hit.similar)}" if hit.similar else ""
-        print(f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {hit.via or hit.why}{same})")
+        when = f", {hit.when}" if hit.when else ""
+        print(f"{hit.id} [{hit.kind}{when}] {title}{hit.snippet} ({hit.score:g}, {hit.via or hit.why}{same})")
     if args.explain:
         print()
         print(

@@ -10,13 +10,15 @@ fetches the candidates is lore.store.search.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
 KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
 KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
+DATE_BONUS = 0.5  # added to the fused score of a note from the period a question names
 RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
 REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
 REJECT_OVERLAP = 0.75  # ...or, without vectors, sharing this share of their lexemes
@@ -53,6 +55,7 @@ class Hit:
     why: str  # keyword | semantic | linked
     via: str | None = None  # for linked hits: "n_3 depends_on"
     similar: tuple[str, ...] | None = None  # near duplicates folded into this hit (search shows one)
+    when: str | None = None  # when it happened (YYYY-MM-DD), shown when not the day it was written
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,18 @@ class Terms:
     every: str
     any: str
     rank: str
+    units: tuple[str, ...] = ()  # the positive words and phrases, each a tsquery (weighed by rarity)
+    exclude: str = ""  # the negated words, as `& !x` to append to a tsquery
+
+    def each(self, units: Sequence[str]) -> list[str]:
+        """One tsquery per unit, in the order given, for the keyword pool: the rows holding that
+        unit and none of the units before it, nor every unit (those rows are already in the pool).
+        Phrases are loosened to AND, as in `every` and `any`; negated words stay excluded."""
+        out = []
+        for i, unit in enumerate(units):
+            before = "".join(f" & !( {PHRASE.sub('&', u)} )" for u in units[:i])
+            out.append(f"( {PHRASE.sub('&', unit)} ) & !( {self.every} ){before}{self.exclude}")
+        return out
 
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
@@ -292,4 +307,39 @@ def terms(tsquery: str) -> Terms | None:
         every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
         any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
         rank=" | ".join(f"( {u} )" for u in positive),
+        units=tuple(dict.fromkeys(positive)),
+        exclude=neg,
     )
+
+
+_LEXEME = re.compile(r"'((?:[^']|'')*)'")
+
+
+def lexemes(unit: str) -> list[str]:
+    """The lexemes of one tsquery unit (`'rare'`, or a phrase `'a' <-> 'b'`)."""
+    return [m.replace("''", "'") for m in _LEXEME.findall(unit)]
+
+
+def idf(notes_with: int, notes: int) -> float:
+    """BM25's inverse document frequency: how rare a word is among `notes` (never negative)."""
+    notes = max(notes, notes_with)
+    return math.log(1 + (notes - notes_with + 0.5) / (notes_with + 0.5))
+
+
+def unit_weights(units: Sequence[str], counts: dict[str, int], notes: int) -> list[tuple[str, float]]:
+    """Each unit of a query and its weight, the idf of its rarest lexeme (a word the term counts
+    never saw counts as in no note), rarest first: the keyword side's terms (lore.store.search)."""
+    out = []
+    for unit in units:
+        words = lexemes(unit)
+        if words:
+            out.append((unit, max(idf(counts.get(w, 0), notes) for w in words)))
+    return sorted(out, key=lambda u: -u[1])
+
+
+def favour(scored: Sequence[Scored], then: set[int], bonus: float = DATE_BONUS) -> list[Scored]:
+    """`scored` with `bonus` added to the notes in `then` (from the period the question names),
+    best first."""
+    out = [replace(r, score=r.score + bonus) if r.lineage in then else r for r in scored]
+    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
+    return out

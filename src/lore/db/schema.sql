@@ -62,6 +62,21 @@ CREATE FUNCTION public.lore_any_words(p_text text, p_chars integer DEFAULT 2000)
 $$;
 
 
+--
+-- Name: lore_count_terms(text, tsvector, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_count_terms(p_space text, p_tsv tsvector, p_delta integer) RETURNS void
+    LANGUAGE sql
+    AS $$
+    INSERT INTO note_term_spaces AS s (space, notes) VALUES (p_space, p_delta)
+        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes;
+    INSERT INTO note_terms AS t (space, lexeme, notes)
+        SELECT p_space, w, p_delta FROM unnest(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}'))) w ORDER BY w
+        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes;
+$$;
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -424,6 +439,31 @@ CREATE FUNCTION public.lore_instructions_here(p_space text, p_skip text[], p_lim
     ORDER BY m.file COLLATE "C", m.first_line, m.section
     LIMIT p_limit
 $$;
+
+
+--
+-- Name: lore_note_terms(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_note_terms() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.superseded_at IS NULL THEN
+            PERFORM lore_count_terms(NEW.space, NEW.tsv, 1);
+        END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+        IF OLD.superseded_at IS NULL THEN
+            PERFORM lore_count_terms(OLD.space, OLD.tsv, -1);
+        END IF;
+    ELSIF OLD.superseded_at IS NULL AND NEW.superseded_at IS NOT NULL THEN
+        PERFORM lore_count_terms(OLD.space, OLD.tsv, -1);
+    ELSIF OLD.superseded_at IS NOT NULL AND NEW.superseded_at IS NULL THEN
+        PERFORM lore_count_terms(NEW.space, NEW.tsv, 1);
+    END IF;
+    RETURN NULL;
+END $$;
 
 
 --
@@ -909,6 +949,27 @@ CREATE SEQUENCE public.note_lineage_seq
 
 
 --
+-- Name: note_term_spaces; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_term_spaces (
+    space text NOT NULL,
+    notes integer NOT NULL
+);
+
+
+--
+-- Name: note_terms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_terms (
+    space text NOT NULL,
+    lexeme text NOT NULL,
+    notes integer NOT NULL
+);
+
+
+--
 -- Name: notes; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -920,7 +981,6 @@ CREATE TABLE public.notes (
     title text,
     body text NOT NULL,
     tags text[] DEFAULT '{}'::text[] NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, public.lore_tags_text(tags)), 'B'::"char")) || setweight(to_tsvector('english'::regconfig, body), 'C'::"char"))) STORED,
     embedding public.vector,
     embedding_model text,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -928,11 +988,23 @@ CREATE TABLE public.notes (
     source text NOT NULL,
     workspace text,
     client_name text,
+    session text,
+    context_before text,
+    context_after text,
+    happened_at timestamp with time zone DEFAULT now(),
+    tsv tsvector GENERATED ALWAYS AS ((((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, public.lore_tags_text(tags)), 'B'::"char")) || setweight(to_tsvector('english'::regconfig, body), 'C'::"char")) || setweight(to_tsvector('english'::regconfig, ((((
+CASE
+    WHEN (kind = 'note'::text) THEN ''::text
+    ELSE kind
+END || ' '::text) || COALESCE(context_before, ''::text)) || ' '::text) || COALESCE(context_after, ''::text))), 'D'::"char"))) STORED,
     CONSTRAINT notes_body_check CHECK (((octet_length(body) >= 1) AND (octet_length(body) <= 32768))),
     CONSTRAINT notes_check CHECK (((superseded_at IS NULL) OR (superseded_at >= recorded_at))),
     CONSTRAINT notes_check1 CHECK (((embedding IS NULL) = (embedding_model IS NULL))),
     CONSTRAINT notes_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT notes_context_after_check CHECK ((length(context_after) <= 1000)),
+    CONSTRAINT notes_context_before_check CHECK ((length(context_before) <= 1000)),
     CONSTRAINT notes_kind_check CHECK ((kind = ANY (ARRAY['brief'::text, 'product'::text, 'pattern'::text, 'tech'::text, 'active'::text, 'progress'::text, 'devenv'::text, 'task'::text, 'plan'::text, 'decision'::text, 'note'::text, 'handoff'::text]))),
+    CONSTRAINT notes_session_check CHECK ((length(session) <= 64)),
     CONSTRAINT notes_space_check CHECK ((space ~ '^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/)?[A-Za-z0-9_.-]{1,64}$'::text)),
     CONSTRAINT notes_tags_check CHECK ((cardinality(tags) <= 16)),
     CONSTRAINT notes_title_check CHECK (((title IS NULL) OR ((length(title) >= 1) AND (length(title) <= 200))))
@@ -1313,6 +1385,22 @@ ALTER TABLE ONLY public.messages
 
 
 --
+-- Name: note_term_spaces note_term_spaces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_term_spaces
+    ADD CONSTRAINT note_term_spaces_pkey PRIMARY KEY (space);
+
+
+--
+-- Name: note_terms note_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_terms
+    ADD CONSTRAINT note_terms_pkey PRIMARY KEY (space, lexeme);
+
+
+--
 -- Name: notes notes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1621,6 +1709,13 @@ CREATE INDEX messages_unread ON public.messages USING btree (to_space, id) WHERE
 
 
 --
+-- Name: notes_by_session; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notes_by_session ON public.notes USING btree (space, session, lineage) WHERE ((session IS NOT NULL) AND (superseded_at IS NULL));
+
+
+--
 -- Name: notes_current_by_space; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1653,6 +1748,13 @@ CREATE UNIQUE INDEX notes_one_current ON public.notes USING btree (lineage) WHER
 --
 
 CREATE INDEX notes_tsv ON public.notes USING gin (tsv);
+
+
+--
+-- Name: notes_uncontexted; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notes_uncontexted ON public.notes USING btree (version_id) WHERE ((session IS NOT NULL) AND (context_before IS NULL) AND (superseded_at IS NULL));
 
 
 --
@@ -1751,6 +1853,13 @@ CREATE TRIGGER messages_notify AFTER INSERT ON public.messages FOR EACH ROW EXEC
 --
 
 CREATE TRIGGER messages_thread BEFORE INSERT ON public.messages FOR EACH ROW EXECUTE FUNCTION public.messages_thread();
+
+
+--
+-- Name: notes notes_terms; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_terms AFTER INSERT OR DELETE OR UPDATE OF superseded_at ON public.notes FOR EACH ROW EXECUTE FUNCTION public.lore_note_terms();
 
 
 --

@@ -27,6 +27,9 @@ sign-in) nothing is asked of the caller, so the browser is kept out instead:
     POST /api/facts/{id}/revise          {"statement"?, "subject"?, "valid_from"?, "valid_to"?}
                                          a new version; what is absent stays (changing nothing: 400)
     POST /api/facts/{id}/forget          {"reason"}
+    POST /api/notes                      {"body", "kind"?, "title"?, "tags"?, "when"?}: 201 with the
+                                         new note (200 with the copy already there); "when" is when
+                                         it happened, ISO 8601 (default: now)
 
 The checks themselves (and the status of each LoreError) live in lore.request_guard, shared with the web UI.
 """
@@ -47,7 +50,7 @@ from starlette.responses import JSONResponse, Response
 from lore.core import local_secret, users, validate
 from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
 from lore.core.injection import Injection
-from lore.core.rows import Fact
+from lore.core.rows import Fact, Note
 from lore.core.session import SessionContext
 from lore.http import guard, hook_routes
 from lore.http.guard import foreign_origin
@@ -192,6 +195,24 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
             {"space": session.space, "total": found.total, "facts": [_fact(f) for f in found.facts]}
         )
 
+    @route("/api/notes", ["POST"])
+    async def note_add(request: Request) -> Response:
+        data = await _json(request)
+        session = await _session(request, "api", data.get("workspace"))
+        done = await state.call(
+            memory.remember_note,
+            session,
+            data.get("body"),
+            kind=data.get("kind", "note"),
+            title=data.get("title"),
+            tags=data.get("tags"),
+            when=data.get("when"),
+        )
+        return JSONResponse(
+            {"note": _note(done.item), "message": done.text(), **done.structured()},
+            status_code=200 if done.duplicate else 201,
+        )
+
     @route("/api/facts/{id}", ["GET"])
     async def fact_history(request: Request) -> Response:
         session = await _session(request, "api")
@@ -305,6 +326,13 @@ def _record(row: Injection, named: dict[int, str]) -> dict[str, Any]:
     """A record as JSON; its handoff by the handoff's public id (`n_N`, its note's), as shown everywhere."""
     out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(row).items()}
     return out | {"handoff": named.get(row.handoff) if row.handoff else None}
+
+
+def _note(note: Note) -> dict[str, Any]:
+    return {
+        key: (value.isoformat() if isinstance(value, datetime) else value)
+        for key, value in {"id": note.id, **asdict(note)}.items()
+    }
 
 
 def _fact(fact: Fact) -> dict[str, Any]:

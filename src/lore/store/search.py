@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import psycopg
 from psycopg import sql
 
-from lore.core import ids, ranking, secrets, similarity
+from lore.core import ids, ranking, secrets, similarity, when
 from lore.core.errors import NotFound
 from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
@@ -29,29 +30,39 @@ from lore.store import graph, notes
 _PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
                    tsvector_to_array(to_tsvector('english', %(query)s))"""
 
+# How many current notes of the spaces hold each of the query's words, and how many there are: the
+# term counts migration 0022's trigger keeps as notes are written (the keyword side's IDF).
+_COUNTS = """SELECT (SELECT coalesce(sum(notes), 0) FROM note_term_spaces WHERE space = ANY(%(spaces)s)),
+       (SELECT coalesce(json_object_agg(lexeme, n), '{}') FROM (
+            SELECT lexeme, sum(notes) AS n FROM note_terms
+            WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s) GROUP BY lexeme) c)"""
+
 # Keyword candidates, bounded whatever the space's size: the GIN index finds up to ranking.KEYWORD_POOL
-# rows holding every word, then (when those are fewer) rows holding any word, each list in table
-# order and never ranked as a whole; only that pool is read and ranked by ts_rank. A space where
+# rows holding every word, then (when those are fewer) rows holding each word, rarest word first, each
+# list in table order and never ranked as a whole; only that pool is read and ranked. A space where
 # fewer than ranking.KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
-# specific words) ranks all its matches, exactly. The tsqueries are literals: each search is planned
-# for its own words (a common word is scanned, a rare one looked up), never from a cached plan.
+# specific words) ranks all its matches, exactly. The rank is BM25-style: each word's ts_rank (how
+# often and where in the note: title, tags, body, context) times its idf (how rare it is in the
+# spaces), summed. The tsqueries are literals: each search is planned for its own words (a common
+# word is scanned, a rare one looked up), never from a cached plan.
 _KEYWORD = sql.SQL("""
 WITH pool AS (
   (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
    WHERE n.tsv @@ {every}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
    LIMIT %(pool)s)
-  UNION ALL
-  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
-   WHERE n.tsv @@ {any}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
-   LIMIT %(pool)s)
+  {each}
   LIMIT %(pool)s
 )
-SELECT lineage, ts_rank(tsv, {rank}::tsquery) AS score, coalesce(embedding_model = {model}, false)
+SELECT lineage, {score} AS score, coalesce(embedding_model = {model}, false)
 FROM (SELECT DISTINCT ON (lineage) * FROM pool) p
 {phrases}
 ORDER BY score DESC, lineage DESC
 LIMIT %(depth)s
 """)
+_EACH = sql.SQL("""UNION ALL
+  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
+   WHERE n.tsv @@ {word}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
+   LIMIT %(pool)s)""")
 _KINDS = sql.SQL("AND n.kind = ANY(%(kinds)s::text[])")
 _TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
 
@@ -73,7 +84,8 @@ SELECT n.lineage, n.kind, n.title,
        CASE WHEN n.lineage = ANY(%(matched)s) THEN
             ts_headline('english', left(n.body, 4000), %(rank)s::tsquery,
                         'MaxWords={WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
-            ELSE left(n.body, 600) END
+            ELSE left(n.body, 600) END,
+       CASE WHEN n.happened_at::date <> n.recorded_at::date THEN n.happened_at END
 FROM notes n
 WHERE n.lineage = ANY(%(ids)s) AND n.superseded_at IS NULL
 """
@@ -92,6 +104,14 @@ def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]
     return ranking.terms(row[0] or ""), list(row[1] or [])
 
 
+def weights(conn: psycopg.Connection, spaces: Sequence[str], forms: Terms) -> list[tuple[str, float]]:
+    """The query's words and phrases with their idf over `spaces`, rarest first."""
+    words = sorted({w for unit in forms.units for w in ranking.lexemes(unit)})
+    row = conn.execute(_COUNTS, {"spaces": list(spaces), "words": words}).fetchone()
+    assert row is not None
+    return ranking.unit_weights(forms.units, {k: int(v) for k, v in (row[1] or {}).items()}, int(row[0]))
+
+
 def keyword_candidates(
     conn: psycopg.Connection,
     spaces: Sequence[str],
@@ -106,17 +126,27 @@ def keyword_candidates(
     forms = parse(conn, query)[0] if isinstance(query, str) else query
     if forms is None:
         return []
+    units = weights(conn, spaces, forms)
+    if not units:
+        return []
     params = _filters(spaces, kinds, tags, depth) | {"pool": max(pool, depth)}
 
     def literal(text: str) -> sql.Literal:  # the statement also has placeholders: keep % literal
         return sql.Literal(text.replace("%", "%%"))
 
+    filters = sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags))
+    score = sql.SQL(" + ").join(
+        sql.SQL("ts_rank(tsv, {}::tsquery) * {}").format(literal(unit), sql.Literal(round(weight, 6)))
+        for unit, weight in units
+    )
     statement = _KEYWORD.format(
         every=literal(forms.every),
-        any=literal(forms.any),
-        rank=literal(forms.rank),
+        each=sql.SQL("\n  ").join(
+            _EACH.format(word=literal(form), filters=filters) for form in forms.each([u for u, _ in units])
+        ),
+        score=score,
         model=sql.Literal(model),
-        filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
+        filters=filters,
         # candidates match a loosened phrase; only then is the phrase itself checked
         phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
         if ranking.PHRASE.search(forms.rank)
@@ -225,12 +255,15 @@ def search(
     nearest: Sequence[Candidate] | None = None,
     trace: ranking.Trace | None = None,
     collapse: bool = True,
+    now: datetime | None = None,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
     embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
     `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them.
     `trace`: filled in with what the search saw (`lore search --explain`). `collapse`: near
-    duplicates among the hits are shown once (the best ranked), the others named with it."""
+    duplicates among the hits are shown once (the best ranked), the others named with it. A query
+    naming a date or a period (lore.core.when) favours the notes that happened then (`now`: the
+    clock "last week" is counted from)."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
@@ -242,6 +275,9 @@ def search(
         if vector is not None and model is not None:
             nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
     fused = ranking.fuse(keyword.candidates, nearest, min_similarity=min_similarity)
+    named = when.period(query, now or datetime.now(UTC))
+    if named is not None and fused:
+        fused = ranking.favour(fused, happened_in(conn, [r.lineage for r in fused], named))
     kept = ranking.threshold(fused, min_similarity=min_similarity)
     drop = (
         ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
@@ -271,6 +307,15 @@ def search(
             [r.lineage for r in top], neighbours, hidden, limit=min(ranking.MAX_LINKED, limit)
         )
     return _show(conn, forms, top, linked, folded)
+
+
+_HAPPENED = """SELECT lineage, coalesce(happened_at, recorded_at) FROM notes
+WHERE lineage = ANY(%s) AND superseded_at IS NULL"""
+
+
+def happened_in(conn: psycopg.Connection, lineages: Sequence[int], named: when.Period) -> set[int]:
+    """Which of `lineages` happened in the period `named` (a note's time of event, else its write time)."""
+    return {int(lineage) for lineage, at in conn.execute(_HAPPENED, (list(lineages),)) if named.holds(at)}
 
 
 # Handoffs older than the latest few of their repository (lore.store.notes.HANDOFFS_LISTED) stay
@@ -334,11 +379,11 @@ def _show(
     matched = [r.lineage for r in top if r.matched] if forms is not None else []
     rank = forms.rank if forms is not None else None
     rows = conn.execute(_SHOW, {"rank": rank, "ids": wanted, "matched": matched}).fetchall()
-    shown = {lineage: (kind, title, _clean(text)) for lineage, kind, title, text in rows}
+    shown = {lineage: (kind, title, _clean(text), at) for lineage, kind, title, text, at in rows}
     hits = []
     for r in top:
         if r.lineage in shown:
-            kind, title, text = shown[r.lineage]
+            kind, title, text, at = shown[r.lineage]
             same = (folded or {}).get(r.lineage)
             hits.append(
                 Hit(
@@ -349,14 +394,26 @@ def _show(
                     round(r.score, 3),
                     ranking.why(r),
                     similar=tuple(ids.note(x) for x in same) if same else None,
+                    when=when.day_of(at) if at else None,
                 )
             )
     scores = {r.lineage: r.score for r in top}
     for lineage, link in linked:
         if lineage in shown:
-            kind, title, text = shown[lineage]
+            kind, title, text, at = shown[lineage]
             score = round(0.5 * scores.get(link.hit, 0.0), 3)
-            hits.append(Hit(ids.note(lineage), kind, title, text, score, "linked", link.describe()))
+            hits.append(
+                Hit(
+                    ids.note(lineage),
+                    kind,
+                    title,
+                    text,
+                    score,
+                    "linked",
+                    link.describe(),
+                    when=when.day_of(at) if at else None,
+                )
+            )
     return hits
 
 
