@@ -23,15 +23,18 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from lore.core import ranking as fusion
+from lore.core import when
 from lore.core.ranking import Candidate
 from lore.store import search
 
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 .. 1.00
 DEPTHS = (20, 30, 40, 50, 75, 100)
+BONUSES = (0.0, 0.1, 0.2, 0.3, 0.5, 0.8, 1.0)  # the date bonus (lore.core.ranking.DATE_BONUS)
 UNBOUNDED_POOL = 1_000_000
 LIMIT = 10  # what the bench asks search_notes for
 TRAIN = 3  # conversations to tune on; the other two are held out
@@ -44,9 +47,13 @@ class Setting:
     min_similarity: float = 0.3
     relative: float = fusion.RELATIVE_FLOOR
     pool: int = fusion.KEYWORD_POOL
+    bonus: float = fusion.DATE_BONUS
 
     def label(self) -> str:
-        return f"w {self.weight:.2f}, depth {self.depth}, min_sim {self.min_similarity:.2f}"
+        return (
+            f"w {self.weight:.2f}, depth {self.depth}, min_sim {self.min_similarity:.2f}, "
+            f"date bonus {self.bonus:.2f}"
+        )
 
 
 @dataclass
@@ -56,6 +63,7 @@ class Candidates:
     keyword: dict[int, list[Candidate]]  # per keyword pool, top max(DEPTHS) by ts_rank
     vector: dict[int, list[Candidate]]  # per depth (the HNSW walk depends on it)
     gold_similarity: list[float]  # cosine of the question to each of its gold memories
+    then: set[int] = field(default_factory=set)  # candidates from the period the question names
 
 
 def collect(
@@ -93,7 +101,10 @@ def collect(
                     "WHERE space = %s AND superseded_at IS NULL AND lineage = ANY(%s)",
                     (to_pgvector(vector), space.name, [lineage[m] for m in q.gold]),
                 ).fetchall()
-                rows.append(Candidates(keyword, nearest, [float(s) for (s,) in gold]))
+                named = when.period(q.text, datetime.now(UTC))
+                seen = {c.lineage for group in (*keyword.values(), *nearest.values()) for c in group}
+                then = search.happened_in(conn, sorted(seen), named) if named and seen else set()
+                rows.append(Candidates(keyword, nearest, [float(s) for (s,) in gold], then))
     return out
 
 
@@ -102,6 +113,8 @@ def ranking(c: Candidates, s: Setting) -> list[int]:
     fused = fusion.fuse(
         c.keyword[s.pool], c.vector[s.depth], weight=s.weight, depth=s.depth, min_similarity=s.min_similarity
     )
+    if c.then:
+        fused = fusion.favour(fused, c.then, s.bonus)
     kept = fusion.threshold(fused, min_similarity=s.min_similarity, relative=s.relative)
     return [r.lineage for r in kept[:LIMIT]]
 
@@ -122,14 +135,19 @@ def floor_rule(similarities: Sequence[float]) -> float:
 
 
 def grid(base: Setting) -> list[Setting]:
-    return [replace(base, weight=w, depth=d) for w in WEIGHTS for d in DEPTHS]
+    return [replace(base, weight=w, depth=d, bonus=b) for w in WEIGHTS for d in DEPTHS for b in BONUSES]
 
 
 def best(settings: Sequence[Setting], objective: Callable[[Setting], float], default: Setting) -> Setting:
     """The setting with the highest objective; ties go to the one nearest the default."""
 
-    def key(s: Setting) -> tuple[float, float, float]:
-        return objective(s), -abs(s.weight - default.weight), -abs(s.depth - default.depth)
+    def key(s: Setting) -> tuple[float, float, float, float]:
+        return (
+            objective(s),
+            -abs(s.weight - default.weight),
+            -abs(s.depth - default.depth),
+            -abs(s.bonus - default.bonus),
+        )
 
     return max(settings, key=key)
 

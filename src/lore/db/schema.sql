@@ -992,6 +992,8 @@ CREATE TABLE public.notes (
     context_before text,
     context_after text,
     happened_at timestamp with time zone DEFAULT now(),
+    embedding2 public.vector,
+    embedding2_model text,
     tsv tsvector GENERATED ALWAYS AS ((((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, public.lore_tags_text(tags)), 'B'::"char")) || setweight(to_tsvector('english'::regconfig, body), 'C'::"char")) || setweight(to_tsvector('english'::regconfig, ((((
 CASE
     WHEN (kind = 'note'::text) THEN ''::text
@@ -1003,6 +1005,7 @@ END || ' '::text) || COALESCE(context_before, ''::text)) || ' '::text) || COALES
     CONSTRAINT notes_client_name_check CHECK ((length(client_name) <= 200)),
     CONSTRAINT notes_context_after_check CHECK ((length(context_after) <= 1000)),
     CONSTRAINT notes_context_before_check CHECK ((length(context_before) <= 1000)),
+    CONSTRAINT notes_embedding2_model CHECK (((embedding2 IS NULL) = (embedding2_model IS NULL))),
     CONSTRAINT notes_kind_check CHECK ((kind = ANY (ARRAY['brief'::text, 'product'::text, 'pattern'::text, 'tech'::text, 'active'::text, 'progress'::text, 'devenv'::text, 'task'::text, 'plan'::text, 'decision'::text, 'note'::text, 'handoff'::text]))),
     CONSTRAINT notes_session_check CHECK ((length(session) <= 64)),
     CONSTRAINT notes_space_check CHECK ((space ~ '^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/)?[A-Za-z0-9_.-]{1,64}$'::text)),

@@ -165,9 +165,17 @@ def reindex(
 class Worker:
     """The background thread of one server process."""
 
-    def __init__(self, connect: Callable[[], Any], runner: Runner, *, poll: float = POLL_S) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], Any],
+        runner: Runner,
+        *,
+        poll: float = POLL_S,
+        second: Runner | None = None,
+    ) -> None:
         self._connect = connect  # returns a context manager yielding a connection (a pool's)
         self.runner = runner
+        self.second = second  # the second model's runner (lore.store.second_vectors), if any
         self.poll = poll
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -194,12 +202,17 @@ class Worker:
         while not self._stop.is_set():
             try:
                 with self._connect() as conn:
-                    count = context.fill(conn)
+                    placed = context.fill(conn)
+                    count = 0
                     if self.runner.embedder is not None:  # `none`: keyword search only
                         count += embed_pending(conn, self.runner)
+                    if self.second is not None and self.second.embedder is not None:
+                        from lore.store import second_vectors
+
+                        count += second_vectors.embed_pending(conn, self.second)
                 self.embedded += count
                 backoff = self.poll
-                if count:
+                if count or placed:
                     continue
             except EmbedderError as exc:
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
@@ -224,12 +237,17 @@ class Retrieval:
     def __init__(
         self, env: Mapping[str, str], settings: EmbedderSettings, connect: Callable[[], Any]
     ) -> None:
+        from lore.embeddings import second
+
         self.runner = Runner(env, settings)
-        self.worker = Worker(connect, self.runner, poll=float(env.get("LORE_EMBED_POLL", POLL_S)))
+        self.second = Runner(env, settings, choose=second)
+        poll = float(env.get("LORE_EMBED_POLL", POLL_S))
+        self.worker = Worker(connect, self.runner, poll=poll, second=self.second)
 
     def close(self) -> None:
         self.worker.stop()
         self.runner.close()
+        self.second.close()
 
 
 def settings_for(load: Callable[[], Any]) -> EmbedderSettings:

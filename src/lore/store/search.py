@@ -68,13 +68,14 @@ _TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
 
 # Expression and predicate match the model's partial HNSW index (migration 0002); model and
 # dimension are literals so that the planner can prove the predicate, whatever plan it caches.
+# The second model's vectors (lore.store.second_vectors) are `embedding2`, indexed the same way.
 _VECTOR = sql.SQL("""
-SELECT n.lineage, 1 - (n.embedding::vector({dim}) <=> %(vector)s::vector({dim})) AS similarity
+SELECT n.lineage, 1 - (n.{column}::vector({dim}) <=> %(vector)s::vector({dim})) AS similarity
 FROM notes n
-WHERE n.embedding_model = {model} AND n.superseded_at IS NULL AND n.space = ANY(%(spaces)s)
+WHERE n.{model_column} = {model} AND n.superseded_at IS NULL AND n.space = ANY(%(spaces)s)
   AND (%(kinds)s::text[] IS NULL OR n.kind = ANY(%(kinds)s::text[]))
   AND (%(tags)s::text[] IS NULL OR n.tags @> %(tags)s::text[])
-ORDER BY n.embedding::vector({dim}) <=> %(vector)s::vector({dim})
+ORDER BY n.{column}::vector({dim}) <=> %(vector)s::vector({dim})
 LIMIT %(depth)s
 """)
 
@@ -176,8 +177,15 @@ def vector_candidates(
     kinds: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
     depth: int = ranking.DEPTH,
+    second: bool = False,
 ) -> list[Candidate]:
-    statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
+    """The nearest `depth` notes to `vector` by `model` (`second`: the second model's vectors)."""
+    statement = _VECTOR.format(
+        column=sql.Identifier("embedding2" if second else "embedding"),
+        model_column=sql.Identifier("embedding2_model" if second else "embedding_model"),
+        dim=sql.Literal(len(vector)),
+        model=sql.Literal(model),
+    )
     params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
     # The settings are local to a transaction: the query must run in the same one (an autocommit
     # connection, as the server's pool is, would drop them before the query and scan 40 rows).
@@ -256,6 +264,8 @@ def search(
     trace: ranking.Trace | None = None,
     collapse: bool = True,
     now: datetime | None = None,
+    second: Sequence[Candidate] = (),
+    second_min: float = 1.0,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
     embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
@@ -263,7 +273,8 @@ def search(
     `trace`: filled in with what the search saw (`lore search --explain`). `collapse`: near
     duplicates among the hits are shown once (the best ranked), the others named with it. A query
     naming a date or a period (lore.core.when) favours the notes that happened then (`now`: the
-    clock "last week" is counted from)."""
+    clock "last week" is counted from). `second`: the second model's nearest notes (a third signal),
+    `second_min` its similarity floor."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
@@ -274,11 +285,13 @@ def search(
         nearest = []
         if vector is not None and model is not None:
             nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
-    fused = ranking.fuse(keyword.candidates, nearest, min_similarity=min_similarity)
+    fused = ranking.fuse(
+        keyword.candidates, nearest, min_similarity=min_similarity, second=second, second_min=second_min
+    )
     named = when.period(query, now or datetime.now(UTC))
     if named is not None and fused:
         fused = ranking.favour(fused, happened_in(conn, [r.lineage for r in fused], named))
-    kept = ranking.threshold(fused, min_similarity=min_similarity)
+    kept = ranking.threshold(fused, min_similarity=min_similarity, second_min=second_min)
     drop = (
         ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
         if kept
@@ -295,7 +308,7 @@ def search(
     if trace is not None:
         trace.keyword, trace.vector, trace.fused = list(keyword.candidates), list(nearest), fused
         trace.min_similarity, trace.limit = min_similarity, limit
-        trace.floor = ranking.relevance_floor(fused, min_similarity=min_similarity)
+        trace.floor = ranking.relevance_floor(fused, min_similarity=min_similarity, second_min=second_min)
         trace.kept, trace.rejected, trace.top = [r.lineage for r in kept], drop, [r.lineage for r in top]
     if not top:
         return []

@@ -14,6 +14,14 @@ ALTER TABLE notes ADD COLUMN context_after text CHECK (length(context_after) <= 
 ALTER TABLE notes ADD COLUMN happened_at timestamptz;
 ALTER TABLE notes ALTER COLUMN happened_at SET DEFAULT now();  -- new rows; older ones stay NULL
 
+-- A second model's vector beside the first (the extra `shared-lore[e5]`: multilingual-e5-small),
+-- fused as a third signal. Its HNSW index and the index of rows waiting for it are made by the
+-- embedding worker on first use (lore.store.embed_worker.ensure_second_indexes): a lore without the
+-- extra pays nothing for them.
+ALTER TABLE notes ADD COLUMN embedding2 vector;
+ALTER TABLE notes ADD COLUMN embedding2_model text;
+ALTER TABLE notes ADD CONSTRAINT notes_embedding2_model CHECK ((embedding2 IS NULL) = (embedding2_model IS NULL));
+
 -- The keyword side's text: title (A), tags (B), body (C) as before, and now the note's kind (unless
 -- the plain `note`) and its context, at the lowest weight (D). What is stored and shown is unchanged.
 -- The column is made again with the wider expression (an older process reads the same column).
