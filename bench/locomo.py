@@ -335,17 +335,31 @@ def conversation(space: Space) -> str:
 def collect_candidates(spaces: list[Space], url: str) -> tuple[dict[str, list[Candidates]], Setting]:
     """Each question's keyword and vector candidates (lore's own queries, lore's database, the
     query embedded as the server embeds it), and the default setting (the model's min_similarity)."""
+    from lore import embeddings
     from lore.embeddings.runner import Runner
 
-    runner = Runner({"LORE_EMBEDDER": os.environ.get("LORE_EMBEDDER", "local")})
+    env = {"LORE_EMBEDDER": os.environ.get("LORE_EMBEDDER", "local"), **second_env()}
+    runner = Runner(env)
+    second = Runner(env, choose=embeddings.second)
     try:
         model = runner.model
         assert model is not None, "the bench needs an embedder"
         pools = (Setting().pool, locomo_cv.UNBOUNDED_POOL)
-        collected = locomo_cv.collect(spaces, url, runner, model, pools)
-        return collected, Setting(min_similarity=runner.min_similarity())
+        other = second if second.embedder is not None else None
+        collected = locomo_cv.collect(spaces, url, runner, model, pools, other)
+        default = Setting(min_similarity=runner.min_similarity())
+        if other is None:
+            return collected, replace(default, second_weight=0.0)
+        return collected, replace(default, second_min=other.min_similarity())
     finally:
         runner.close()
+        second.close()
+
+
+def second_env() -> dict[str, str]:
+    """The second model: none unless LORE_SECOND_EMBEDDER says e5 (the headline is lore's default,
+    without the extra)."""
+    return {"LORE_SECOND_EMBEDDER": os.environ.get("LORE_SECOND_EMBEDDER", "none")}
 
 
 @dataclass
@@ -400,14 +414,17 @@ def cross_validate(
         ]
 
     convs = sorted({conversation(s) for s in spaces})
+    two = default.second_weight > 0  # a second model's candidates were collected
     cv = CrossValidation(default, locomo_cv.floor_rule(gold(convs)), [], replay, same_top, default)
     for train, test in locomo_cv.rotations(convs):
         base = replace(default, min_similarity=locomo_cv.floor_rule(gold(train)))
-        chosen = locomo_cv.best(locomo_cv.grid(base), partial(cv.objective, spaces, train), default)
+        chosen = locomo_cv.best(locomo_cv.grid(base, two), partial(cv.objective, spaces, train), default)
         cv.rotations.append((train, test, chosen))
         print(f"tuned on {', '.join(train)}: {chosen.label()}", flush=True)
     everything = replace(default, min_similarity=cv.floor)
-    cv.in_sample = locomo_cv.best(locomo_cv.grid(everything), partial(cv.objective, spaces, convs), default)
+    cv.in_sample = locomo_cv.best(
+        locomo_cv.grid(everything, two), partial(cv.objective, spaces, convs), default
+    )
     if candidates:
         cv.changes = cross_validate_changes(spaces, collected, data, [(tr, te) for tr, te, _ in cv.rotations])
     return cv
@@ -496,6 +513,7 @@ def main() -> int:
     }
     if os.environ.get("LORE_EMBEDDER"):
         env["LORE_EMBEDDER"] = os.environ["LORE_EMBEDDER"]
+    env |= second_env()
     url = embedded.start(env)
     collected: dict[str, list[Candidates]] = {}
     default = Setting()
@@ -614,7 +632,8 @@ def report(
         "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {machine()}",
-        f"- lore commit: {commit} (with uncommitted changes); embedder: `{model}` (default config)",
+        f"- lore commit: {commit} (with uncommitted changes); embedder: `{model}`; second model: "
+        f"`{second_env()['LORE_SECOND_EMBEDDER']}`",
         f"- Command: `.venv/bin/python bench/locomo.py{' --peers' if peers or notes else ''} --write`",
         "",
         f"| view | system | queries | memories | {figures} | median query ms |",
@@ -666,7 +685,13 @@ def report(
             "The parameters that were chosen on this split, chosen again without the conversations they",
             f"are scored on. For each of the {len(folds)} ways to pick 3 of the 5 conversations, the fusion",
             f"weight (`KEYWORD_WEIGHT`, {weights}), list depth (`DEPTH`, {depths}) and date bonus",
-            f"(`DATE_BONUS`, {', '.join(f'{b:g}' for b in locomo_cv.BONUSES)})",
+            f"(`DATE_BONUS`, {', '.join(f'{b:g}' for b in locomo_cv.BONUSES)})"
+            + (
+                f" and the second model's weight (`SECOND_WEIGHT`, "
+                f"{', '.join(f'{b:g}' for b in locomo_cv.SECOND_WEIGHTS)})"
+                if cv.default.second_weight
+                else ""
+            ),
             "with the best R@5 (mean of both views) on those 3, and `min_similarity` set by its own rule on",
             "them (10th percentile of the gold memories' cosine, rounded down to 0.05), are scored on the",
             "other 2. Each figure is pooled over a split's 2 held-out conversations, then averaged over the",
@@ -685,6 +710,7 @@ def report(
         chosen_labels = [
             f"{'+'.join(c.rsplit('-', 1)[-1] for c in test)}: "
             f"{s.weight:.2f}, {s.depth}, {s.min_similarity:.2f}, {s.bonus:g}"
+            + (f", second {s.second_weight:g}" if cv.default.second_weight else "")
             for _, test, s in folds
         ]
         lines += [

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from support.cli import run
 from support.lorehttp import Server, start_server
-from support.mcpclient import lore_session, ok
+from support.mcpclient import call, lore_session, ok, text
 
 from lore.core.session import Origin
 from lore.embeddings.runner import Runner
@@ -131,7 +131,7 @@ async def test_mcp_sessions_give_notes_their_context_and_dates(
     assert len(sessions) == 2 and all(row[0] and len(row[0]) == 16 for row in sessions)
     hits = found.structured_content["results"]
     assert [h["id"] for h in hits[:2]] == ["n_2", "n_1"] or [h["id"] for h in hits[:2]] == ["n_1", "n_2"]
-    assert hits[0]["when"] == "2023-05-08" and "[note, 2023-05-08]" in found.content[0].text
+    assert hits[0]["when"] == "2023-05-08" and "[note, 2023-05-08]" in text(found)
     stored = conn.execute("SELECT happened_at::text FROM notes WHERE lineage = 2").fetchone()
     assert stored == ("2023-05-08 13:56:00+00",)
     bad = await _bad_when(env, work)
@@ -139,8 +139,6 @@ async def test_mcp_sessions_give_notes_their_context_and_dates(
 
 
 async def _bad_when(env: dict[str, str], work: Path) -> str:
-    from support.mcpclient import call, text
-
     async with lore_session(env, cwd=work) as s:
         return text(await call(s, "remember_note", body="x", when="last Tuesday"))
 

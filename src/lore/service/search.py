@@ -248,5 +248,15 @@ async def mark_irrelevant(rt: Runtime, who: Who, note_id: object, query: object)
 def reindex(
     rt: Runtime, runner: Runner, *, everything: bool, progress: Callable[[int, int], None] | None = None
 ) -> int:
-    """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all)."""
+    """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all),
+    after giving every note written in a session its context (`everything`: made again)."""
     return rt.transact(lambda c: embed_worker.reindex(c, runner, everything=everything, progress=progress))
+
+
+def reindex_second(rt: Runtime, runner: Runner, *, everything: bool) -> int:
+    """The same for the second model's vectors, when one is installed (0 without)."""
+    if runner.embedder is None:
+        return 0
+    from lore.store import second_vectors
+
+    return rt.transact(lambda c: second_vectors.reindex(c, runner, everything=everything))
