@@ -60,12 +60,13 @@ def test_term_counts_follow_writes_revisions_forgets_and_purges(conn: psycopg.Co
 
 
 def test_a_rare_word_outranks_a_name_in_most_notes(conn: psycopg.Connection) -> None:
-    """ts_rank alone ranked the note that says "Caroline" twice above the one holding the rare word
-    the question asks about; with each word weighed by how rare it is in the space, the rare one wins."""
+    """ts_rank alone (before this round) ranked the 12 notes titled "Caroline" above the one holding
+    the rare word the question asks about (a title weighs 5 times a body, checked by hand); with
+    each word weighed by how rare it is in the space, the rare one comes first."""
     for i in range(12):
-        notes.remember(conn, ALPHA, f"Caroline talked with Caroline's friend about day {i}")
-    rare = notes.remember(conn, ALPHA, "She said the sunflower painting took a week, Caroline too")
-    found = search.keyword_candidates(conn, ["alpha"], "Caroline Caroline sunflower", model=None)
+        notes.remember(conn, ALPHA, f"Caroline talked with a friend about day {i}", title="Caroline")
+    rare = notes.remember(conn, ALPHA, "Caroline said the sunflower painting took a week")
+    found = search.keyword_candidates(conn, ["alpha"], "Caroline sunflower", model=None)
     assert found[0].lineage == rare.lineage
     assert len(found) == 13
 

@@ -74,6 +74,10 @@ CREATE FUNCTION public.lore_count_terms(p_space text, p_tsv tsvector, p_delta in
     INSERT INTO note_terms AS t (space, lexeme, notes)
         SELECT p_space, w, p_delta FROM unnest(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}'))) w ORDER BY w
         ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes;
+    DELETE FROM note_terms
+        WHERE p_delta < 0 AND space = p_space AND notes <= 0
+          AND lexeme = ANY(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')));
+    DELETE FROM note_term_spaces WHERE p_delta < 0 AND space = p_space AND notes <= 0;
 $$;
 
 

@@ -56,6 +56,7 @@ CREATE TABLE note_terms (
     PRIMARY KEY (space, lexeme)
 );
 
+-- A count that reaches 0 is removed (the counts hold what the current notes say, nothing more).
 CREATE FUNCTION lore_count_terms(p_space text, p_tsv tsvector, p_delta integer) RETURNS void
 LANGUAGE sql AS $$
     INSERT INTO note_term_spaces AS s (space, notes) VALUES (p_space, p_delta)
@@ -63,6 +64,10 @@ LANGUAGE sql AS $$
     INSERT INTO note_terms AS t (space, lexeme, notes)
         SELECT p_space, w, p_delta FROM unnest(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}'))) w ORDER BY w
         ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes;
+    DELETE FROM note_terms
+        WHERE p_delta < 0 AND space = p_space AND notes <= 0
+          AND lexeme = ANY(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')));
+    DELETE FROM note_term_spaces WHERE p_delta < 0 AND space = p_space AND notes <= 0;
 $$;
 
 CREATE FUNCTION lore_note_terms() RETURNS trigger
