@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import psycopg
 
-CONTEXT_CHARS = 400  # of the neighbour's title and body
+CONTEXT_CHARS = 400  # of the neighbour's title and body (the 400 in _WAITING)
 BATCH = 64
 
-_TEXT = f"left(coalesce({{0}}title || E'\\n', '') || {{0}}body, {CONTEXT_CHARS})"
 # The notes not looked at yet, each with the current version of the note before it in its session
-# (the highest lineage below its own: a note forgotten since is skipped, a revised one read as it is now).
-_WAITING = f"""
-SELECT n.version_id, {_TEXT.format("n.")}, p.version_id, p.text
+# (the highest lineage below its own: a note forgotten since is skipped, a revised one read as it is
+# now); a note's text here is its title and body, at most CONTEXT_CHARS.
+_WAITING = """
+SELECT n.version_id, left(coalesce(n.title || E'\\n', '') || n.body, 400), p.version_id, p.text
 FROM (SELECT * FROM notes
       WHERE session IS NOT NULL AND context_before IS NULL AND superseded_at IS NULL
       ORDER BY version_id LIMIT %s) n
 LEFT JOIN LATERAL (
-    SELECT b.version_id, {_TEXT.format("b.")} AS text FROM notes b
+    SELECT b.version_id, left(coalesce(b.title || E'\\n', '') || b.body, 400) AS text FROM notes b
     WHERE b.space = n.space AND b.session = n.session AND b.lineage < n.lineage AND b.superseded_at IS NULL
     ORDER BY b.lineage DESC LIMIT 1) p ON true
 ORDER BY n.version_id

@@ -33,7 +33,7 @@ _PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
 # How many current notes of the spaces hold each of the query's words, and how many there are: the
 # term counts migration 0022's trigger keeps as notes are written (the keyword side's IDF).
 _COUNTS = """SELECT (SELECT coalesce(sum(notes), 0) FROM note_term_spaces WHERE space = ANY(%(spaces)s)),
-       (SELECT coalesce(json_object_agg(lexeme, n), '{}') FROM (
+       (SELECT coalesce(json_object_agg(lexeme, n), json_build_object()) FROM (
             SELECT lexeme, sum(notes) AS n FROM note_terms
             WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s) GROUP BY lexeme) c)"""
 
