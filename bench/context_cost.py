@@ -68,6 +68,28 @@ def writes(conn: psycopg.Connection, rng: random.Random, count: int, *, trigger:
     return out
 
 
+def inside(conn: psycopg.Connection, rng: random.Random, count: int) -> tuple[list[float], list[float]]:
+    """Server-side, per note: the INSERT's execution time and the term-count trigger's share of it
+    (EXPLAIN ANALYZE, in seconds), which the machine's load moves far less than a client's clock."""
+    import re
+
+    whole, trigger = [], []
+    for _ in range(count):
+        kind, title, body, tags = corpus.note(rng)
+        with conn.transaction():
+            plan = conn.execute(
+                "EXPLAIN (ANALYZE, FORMAT TEXT) INSERT INTO notes (lineage, space, kind, title, body, "
+                "tags, source, session) VALUES (nextval('note_lineage_seq'), 'bench', %s, %s, %s, %s, "
+                "'bench', 's0')",
+                (kind, title, body, tags),
+            ).fetchall()
+        text = "\n".join(r[0] for r in plan)
+        whole.append(float(re.search(r"Execution Time: ([\d.]+) ms", text).group(1)) / 1000)  # type: ignore[union-attr]
+        found = re.search(r"Trigger notes_terms: time=([\d.]+)", text)
+        trigger.append(float(found.group(1)) / 1000 if found else 0.0)
+    return whole, trigger
+
+
 def fills(conn: psycopg.Connection, *, after: bool) -> list[float]:
     """Per note: the context step, one note at a time (as the worker meets a note just written)."""
     from lore.store import context
@@ -141,6 +163,7 @@ def main() -> int:
                 off_cpu += writes(conn, rng, args.writes // 20, trigger=False)
             conn.execute("ALTER TABLE notes ENABLE TRIGGER notes_terms")
             conn.commit()
+            insert_ms, trigger_ms = inside(conn, rng, args.writes // 2)
             context.rebuild(conn, everything=False)
             writes(conn, rng, args.writes, trigger=True)
             with_after = fills(conn, after=True)
@@ -172,6 +195,8 @@ note at a time here, as the worker meets a note just written).
 {row("without them (as before)", off)}
 {row("term counts kept, `synchronous_commit = off` (no wait for the disk)", on_cpu)}
 {row("without them, `synchronous_commit = off`", off_cpu)}
+{row("inside the server (EXPLAIN ANALYZE): the INSERT, its indexes and the trigger", insert_ms)}
+{row("inside the server: the term-count trigger alone", trigger_ms)}
 
 The worker's steps below run with `synchronous_commit = off` too (the disk's flush, ~4 ms here,
 is the same for both and hid the difference).

