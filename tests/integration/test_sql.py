@@ -36,7 +36,7 @@ DYNAMIC = {
         "lore.store.search",
         "SELECT set_config('hnsw.ef_search'",
     ): "a literal '{0,8}': tests/retrieval/test_search_db.py",
-    ("lore.store.search", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
+    ("lore.store.keywords", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
     (
         "lore.store.search",
         "SELECT n.lineage, 1 - (n.{column}::vector({dim})",

@@ -1,7 +1,8 @@
 """search_notes: keyword (PostgreSQL full text, GIN) + vector (pgvector HNSW, cosine) candidates,
 fused, cut by a relevance threshold, minus what the session marked irrelevant, plus 1-hop links.
 
-The ranking is pure (lore.core.ranking: `fuse`, `threshold`, `rejected`, `why`); the SQL is here.
+The ranking is pure (lore.core.ranking: `fuse`, `threshold`, `rejected`, `why`); the SQL is here
+and, for the keyword half, in lore.store.keywords (its names are re-exported here).
 
 Rows not yet embedded (or embedded by another model) still come back through the keyword list:
 their fused score is their keyword score alone. The keyword list ranks a bounded pool of matches
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import psycopg
@@ -24,47 +24,19 @@ from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
 from lore.embeddings import to_pgvector
 from lore.store import graph, notes
+from lore.store.keywords import KeywordPart, keyword_candidates, keyword_part, parse, query_filters, weights
+
+__all__ = [
+    "KeywordPart",
+    "keyword_candidates",
+    "keyword_part",
+    "parse",
+    "search",
+    "vector_candidates",
+    "weights",
+]
 
 # --- SQL ----------------------------------------------------------------------------------------
-
-_PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
-                   tsvector_to_array(to_tsvector('english', %(query)s))"""
-
-# How many current notes of the spaces hold each of the query's words, and how many there are: the
-# term counts migration 0022's trigger keeps as notes are written (the keyword side's IDF).
-_COUNTS = """SELECT (SELECT coalesce(sum(notes), 0) FROM note_term_spaces WHERE space = ANY(%(spaces)s)),
-       (SELECT coalesce(json_object_agg(lexeme, n), json_build_object()) FROM (
-            SELECT lexeme, sum(notes) AS n FROM note_terms
-            WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s) GROUP BY lexeme) c)"""
-
-# Keyword candidates, bounded whatever the space's size: the GIN index finds up to ranking.KEYWORD_POOL
-# rows holding every word, then (when those are fewer) rows holding each word, rarest word first, each
-# list in table order and never ranked as a whole; only that pool is read and ranked. A space where
-# fewer than ranking.KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
-# specific words) ranks all its matches, exactly. The rank is BM25-style: each word's ts_rank (how
-# often and where in the note: title, tags, body, context) times its idf (how rare it is in the
-# spaces), summed. The tsqueries are literals: each search is planned for its own words (a common
-# word is scanned, a rare one looked up), never from a cached plan.
-_KEYWORD = sql.SQL("""
-WITH pool AS (
-  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
-   WHERE n.tsv @@ {every}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
-   LIMIT %(pool)s)
-  {each}
-  LIMIT %(pool)s
-)
-SELECT lineage, {score} AS score, coalesce(embedding_model = {model}, false)
-FROM (SELECT DISTINCT ON (lineage) * FROM pool) p
-{phrases}
-ORDER BY score DESC, lineage DESC
-LIMIT %(depth)s
-""")
-_EACH = sql.SQL("""UNION ALL
-  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
-   WHERE n.tsv @@ {word}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
-   LIMIT %(pool)s)""")
-_KINDS = sql.SQL("AND n.kind = ANY(%(kinds)s::text[])")
-_TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
 
 # Expression and predicate match the model's partial HNSW index (migration 0002); model and
 # dimension are literals so that the planner can prove the predicate, whatever plan it caches.
@@ -98,65 +70,6 @@ WHERE space = %(space)s AND note = ANY(%(notes)s)
 """
 
 
-def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]]:
-    """The query's keyword forms (None: only stopwords) and its lexemes (for feedback)."""
-    row = conn.execute(_PARSE, {"query": query}).fetchone()
-    assert row is not None
-    return ranking.terms(row[0] or ""), list(row[1] or [])
-
-
-def weights(conn: psycopg.Connection, spaces: Sequence[str], forms: Terms) -> list[tuple[str, float]]:
-    """The query's words and phrases with their idf over `spaces`, rarest first."""
-    words = sorted({w for unit in forms.units for w in ranking.lexemes(unit)})
-    row = conn.execute(_COUNTS, {"spaces": list(spaces), "words": words}).fetchone()
-    assert row is not None
-    return ranking.unit_weights(forms.units, {k: int(v) for k, v in (row[1] or {}).items()}, int(row[0]))
-
-
-def keyword_candidates(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    query: str | Terms | None,
-    *,
-    model: str | None,
-    kinds: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-    depth: int = ranking.DEPTH,
-    pool: int = ranking.KEYWORD_POOL,
-) -> list[Candidate]:
-    forms = parse(conn, query)[0] if isinstance(query, str) else query
-    if forms is None:
-        return []
-    units = weights(conn, spaces, forms)
-    if not units:
-        return []
-    params = _filters(spaces, kinds, tags, depth) | {"pool": max(pool, depth)}
-
-    def literal(text: str) -> sql.Literal:  # the statement also has placeholders: keep % literal
-        return sql.Literal(text.replace("%", "%%"))
-
-    filters = sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags))
-    score = sql.SQL(" + ").join(
-        sql.SQL("ts_rank(tsv, {}::tsquery) * {}").format(literal(unit), sql.Literal(round(weight, 6)))
-        for unit, weight in units
-    )
-    statement = _KEYWORD.format(
-        every=literal(forms.every),
-        each=sql.SQL("\n  ").join(
-            _EACH.format(word=literal(form), filters=filters) for form in forms.each([u for u, _ in units])
-        ),
-        score=score,
-        model=sql.Literal(model),
-        filters=filters,
-        # candidates match a loosened phrase; only then is the phrase itself checked
-        phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
-        if ranking.PHRASE.search(forms.rank)
-        else sql.SQL(""),
-    )
-    rows = conn.execute(statement, params).fetchall()
-    return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
-
-
 # Filters (space, kind, tag) apply after the index walk; iterative scans (pgvector 0.8 and later)
 # keep walking until `depth` rows pass them, instead of returning fewer. Older pgvector reserves the
 # `hnsw.` prefix without that setting (setting it is an error), so it is set only where it exists;
@@ -186,7 +99,7 @@ def vector_candidates(
         dim=sql.Literal(len(vector)),
         model=sql.Literal(model),
     )
-    params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
+    params = query_filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
     # The settings are local to a transaction: the query must run in the same one (an autocommit
     # connection, as the server's pool is, would drop them before the query and scan 40 rows).
     with conn.transaction():
@@ -208,42 +121,6 @@ def _parse_vector(text: str | None) -> tuple[float, ...] | None:
     if text is None:
         return None
     return tuple(float(x) for x in text.strip("[]").split(","))
-
-
-def _filters(
-    spaces: Sequence[str], kinds: Sequence[str] | None, tags: Sequence[str] | None, depth: int
-) -> dict[str, object]:
-    return {
-        "spaces": list(spaces),
-        "kinds": list(kinds) if kinds else None,
-        "tags": list(tags) if tags else None,
-        "depth": depth,
-    }
-
-
-@dataclass(frozen=True)
-class KeywordPart:
-    """The half of a search that needs no query vector (the tool runs it while the query is embedded)."""
-
-    forms: Terms | None
-    words: list[str]  # the query's lexemes, for feedback
-    candidates: list[Candidate]
-
-
-def keyword_part(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    query: str,
-    *,
-    model: str | None,
-    kinds: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-) -> KeywordPart:
-    """`model`: the embedder's model (marks which matches have a vector to compare), or None."""
-    forms, words = parse(conn, query)
-    return KeywordPart(
-        forms, words, keyword_candidates(conn, spaces, forms, model=model, kinds=kinds, tags=tags)
-    )
 
 
 def search(
