@@ -14,13 +14,14 @@ from support.mcpclient import call, lore_session, ok, text
 
 from lore.core.session import Origin
 from lore.embeddings.runner import Runner
-from lore.store import context, notes, purge, search
+from lore.store import context, keywords, notes, purge, search
 from lore.store.embed_worker import embed_pending, reindex
 
 ALPHA = Origin("alpha", "test", "/code/alpha")
 
 
 def counts(conn: psycopg.Connection, *words: str) -> tuple[int, dict[str, int]]:
+    keywords.compact(conn)  # the worker folds the changes writes append into the counts
     total = conn.execute(
         "SELECT coalesce(sum(notes), 0) FROM note_term_spaces WHERE space = 'alpha'"
     ).fetchone()

@@ -63,21 +63,54 @@ $$;
 
 
 --
+-- Name: lore_compact_terms(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_compact_terms() RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    folded integer;
+    zero_spaces text[];
+    zero_words text[];
+    zero_word_spaces text[];
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(x'10be0022'::int) THEN
+        RETURN 0;
+    END IF;
+    WITH gone AS (DELETE FROM note_term_changes RETURNING space, lexeme, delta),
+    sums AS (SELECT space, lexeme, sum(delta)::integer AS d FROM gone GROUP BY space, lexeme),
+    words AS (
+        INSERT INTO note_terms AS t (space, lexeme, notes)
+        SELECT space, lexeme, d FROM sums WHERE lexeme <> '' AND d <> 0 ORDER BY space, lexeme
+        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes
+        RETURNING space, lexeme, notes),
+    spaces AS (
+        INSERT INTO note_term_spaces AS s (space, notes)
+        SELECT space, d FROM sums WHERE lexeme = '' AND d <> 0 ORDER BY space
+        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes
+        RETURNING space, notes)
+    SELECT (SELECT count(*) FROM sums),
+           ARRAY(SELECT space FROM spaces WHERE notes <= 0),
+           ARRAY(SELECT lexeme FROM words WHERE notes <= 0 ORDER BY space, lexeme),
+           ARRAY(SELECT space FROM words WHERE notes <= 0 ORDER BY space, lexeme)
+      INTO folded, zero_spaces, zero_words, zero_word_spaces;
+    DELETE FROM note_terms t USING unnest(zero_word_spaces, zero_words) z(space, lexeme)
+        WHERE t.space = z.space AND t.lexeme = z.lexeme AND t.notes <= 0;
+    DELETE FROM note_term_spaces WHERE space = ANY(zero_spaces) AND notes <= 0;
+    RETURN folded;
+END $$;
+
+
+--
 -- Name: lore_count_terms(text, tsvector, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.lore_count_terms(p_space text, p_tsv tsvector, p_delta integer) RETURNS void
     LANGUAGE sql
     AS $$
-    INSERT INTO note_term_spaces AS s (space, notes) VALUES (p_space, p_delta)
-        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes;
-    INSERT INTO note_terms AS t (space, lexeme, notes)
-        SELECT p_space, w, p_delta FROM unnest(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}'))) w ORDER BY w
-        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes;
-    DELETE FROM note_terms
-        WHERE p_delta < 0 AND space = p_space AND notes <= 0
-          AND lexeme = ANY(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')));
-    DELETE FROM note_term_spaces WHERE p_delta < 0 AND space = p_space AND notes <= 0;
+    INSERT INTO note_term_changes (space, lexeme, delta)
+        SELECT p_space, w, p_delta FROM unnest(array_prepend('', tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')))) w;
 $$;
 
 
@@ -953,6 +986,32 @@ CREATE SEQUENCE public.note_lineage_seq
 
 
 --
+-- Name: note_term_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_term_changes (
+    id bigint NOT NULL,
+    space text NOT NULL,
+    lexeme text NOT NULL,
+    delta integer NOT NULL
+);
+
+
+--
+-- Name: note_term_changes_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.note_term_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.note_term_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: note_term_spaces; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1392,6 +1451,14 @@ ALTER TABLE ONLY public.messages
 
 
 --
+-- Name: note_term_changes note_term_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_term_changes
+    ADD CONSTRAINT note_term_changes_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: note_term_spaces note_term_spaces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1713,6 +1780,13 @@ CREATE INDEX messages_replies ON public.messages USING btree (reply_to) WHERE (r
 --
 
 CREATE INDEX messages_unread ON public.messages USING btree (to_space, id) WHERE (read_at IS NULL);
+
+
+--
+-- Name: note_term_changes_by_word; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX note_term_changes_by_word ON public.note_term_changes USING btree (space, lexeme);
 
 
 --

@@ -23,7 +23,7 @@ from lore.core.errors import LoreError
 from lore.core.redact import redact
 from lore.embeddings import EmbedderError, to_pgvector
 from lore.embeddings.runner import Runner
-from lore.store import context
+from lore.store import context, keywords
 
 log = logging.getLogger("lore.embed")
 
@@ -141,6 +141,7 @@ def reindex(
 ) -> int:
     """Embed every current note that has no vector of the configured model (all of them with
     `everything`); `progress(done, total)` after each batch. Returns how many were embedded."""
+    keywords.compact(conn)
     context.rebuild(conn, everything=everything)
     model = runner.model
     if model is None:
@@ -202,6 +203,7 @@ class Worker:
         while not self._stop.is_set():
             try:
                 with self._connect() as conn:
+                    keywords.compact(conn)  # the term counts (migration 0022), kept current
                     placed = context.fill(conn)
                     count = 0
                     if self.runner.embedder is not None:  # `none`: keyword search only

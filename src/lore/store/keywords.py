@@ -17,11 +17,18 @@ _PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
                    tsvector_to_array(to_tsvector('english', %(query)s))"""
 
 # How many current notes of the spaces hold each of the query's words, and how many there are: the
-# term counts migration 0022's trigger keeps as notes are written (the keyword side's IDF).
-_COUNTS = """SELECT (SELECT coalesce(sum(notes), 0) FROM note_term_spaces WHERE space = ANY(%(spaces)s)),
-       (SELECT coalesce(json_object_agg(lexeme, n), json_build_object()) FROM (
-            SELECT lexeme, sum(notes) AS n FROM note_terms
-            WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s) GROUP BY lexeme) c)"""
+# term counts of migration 0022 plus the changes not folded into them yet (lexeme '': the notes).
+_COUNTS = """WITH c AS (
+    SELECT lexeme, sum(n)::bigint AS n FROM (
+        SELECT lexeme, notes AS n FROM note_terms WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s)
+        UNION ALL
+        SELECT '', notes FROM note_term_spaces WHERE space = ANY(%(spaces)s)
+        UNION ALL
+        SELECT lexeme, delta FROM note_term_changes
+        WHERE space = ANY(%(spaces)s) AND lexeme = ANY(%(words)s || ''::text)) parts
+    GROUP BY lexeme)
+SELECT coalesce((SELECT n FROM c WHERE lexeme = ''), 0),
+       (SELECT coalesce(json_object_agg(lexeme, n), json_build_object()) FROM c WHERE lexeme <> '')"""
 
 # Keyword candidates, bounded whatever the space's size: the GIN index finds up to ranking.KEYWORD_POOL
 # rows holding every word, then (when those are fewer) rows holding each word, rarest word first, each
@@ -146,3 +153,11 @@ def keyword_part(
     return KeywordPart(
         forms, words, keyword_candidates(conn, spaces, forms, model=model, kinds=kinds, tags=tags)
     )
+
+
+def compact(conn: psycopg.Connection) -> int:
+    """Fold the term-count changes writes appended into the counts (migration 0022); 0 when there
+    were none or another process is doing it. Returns how many (space, word) sums were folded."""
+    with conn.transaction():
+        row = conn.execute("SELECT lore_compact_terms()").fetchone()
+    return int(row[0]) if row and row[0] else 0

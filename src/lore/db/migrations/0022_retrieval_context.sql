@@ -43,8 +43,13 @@ CREATE INDEX notes_uncontexted ON notes (version_id)
 
 -- Term statistics for the keyword side's inverse document frequency: per space, how many current
 -- notes hold each word in their own text (title, tags, body: weights A-C, never the context), and
--- how many current notes there are. Kept by a trigger as notes are written, revised, forgotten and
--- purged. Writers of one space queue on its counts row, which also keeps them from deadlocking.
+-- how many current notes there are. A trigger appends what each write changes (a note that becomes
+-- current: +1 for each of its words and for the note itself, lexeme ''; one that stops being
+-- current, by a revision, a forget or a purge: -1) to note_term_changes, whoever writes it; the
+-- embedding worker (and `lore reindex`, `lore import`) fold the changes into the counts
+-- (lore_compact_terms). Appending never waits for another writer and stays cheap inside a long
+-- transaction, where updating one counts row per write made an import of n notes cost n squared.
+-- A search adds the changes not folded yet to the counts.
 CREATE TABLE note_term_spaces (
     space text PRIMARY KEY,
     notes integer NOT NULL
@@ -55,19 +60,18 @@ CREATE TABLE note_terms (
     notes  integer NOT NULL,
     PRIMARY KEY (space, lexeme)
 );
+CREATE TABLE note_term_changes (
+    id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    space  text NOT NULL,
+    lexeme text NOT NULL,  -- '' counts the note itself
+    delta  integer NOT NULL
+);
+CREATE INDEX note_term_changes_by_word ON note_term_changes (space, lexeme);
 
--- A count that reaches 0 is removed (the counts hold what the current notes say, nothing more).
 CREATE FUNCTION lore_count_terms(p_space text, p_tsv tsvector, p_delta integer) RETURNS void
 LANGUAGE sql AS $$
-    INSERT INTO note_term_spaces AS s (space, notes) VALUES (p_space, p_delta)
-        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes;
-    INSERT INTO note_terms AS t (space, lexeme, notes)
-        SELECT p_space, w, p_delta FROM unnest(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}'))) w ORDER BY w
-        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes;
-    DELETE FROM note_terms
-        WHERE p_delta < 0 AND space = p_space AND notes <= 0
-          AND lexeme = ANY(tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')));
-    DELETE FROM note_term_spaces WHERE p_delta < 0 AND space = p_space AND notes <= 0;
+    INSERT INTO note_term_changes (space, lexeme, delta)
+        SELECT p_space, w, p_delta FROM unnest(array_prepend('', tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')))) w;
 $$;
 
 CREATE FUNCTION lore_note_terms() RETURNS trigger
@@ -91,6 +95,42 @@ END $$;
 
 CREATE TRIGGER notes_terms AFTER INSERT OR DELETE OR UPDATE OF superseded_at ON notes
     FOR EACH ROW EXECUTE FUNCTION lore_note_terms();
+
+-- Fold the changes into the counts (one caller at a time: another returns 0 at once); a count that
+-- reaches 0 is removed. Returns how many changes were folded.
+CREATE FUNCTION lore_compact_terms() RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    folded integer;
+    zero_spaces text[];
+    zero_words text[];
+    zero_word_spaces text[];
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(x'10be0022'::int) THEN
+        RETURN 0;
+    END IF;
+    WITH gone AS (DELETE FROM note_term_changes RETURNING space, lexeme, delta),
+    sums AS (SELECT space, lexeme, sum(delta)::integer AS d FROM gone GROUP BY space, lexeme),
+    words AS (
+        INSERT INTO note_terms AS t (space, lexeme, notes)
+        SELECT space, lexeme, d FROM sums WHERE lexeme <> '' AND d <> 0 ORDER BY space, lexeme
+        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes
+        RETURNING space, lexeme, notes),
+    spaces AS (
+        INSERT INTO note_term_spaces AS s (space, notes)
+        SELECT space, d FROM sums WHERE lexeme = '' AND d <> 0 ORDER BY space
+        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes
+        RETURNING space, notes)
+    SELECT (SELECT count(*) FROM sums),
+           ARRAY(SELECT space FROM spaces WHERE notes <= 0),
+           ARRAY(SELECT lexeme FROM words WHERE notes <= 0 ORDER BY space, lexeme),
+           ARRAY(SELECT space FROM words WHERE notes <= 0 ORDER BY space, lexeme)
+      INTO folded, zero_spaces, zero_words, zero_word_spaces;
+    DELETE FROM note_terms t USING unnest(zero_word_spaces, zero_words) z(space, lexeme)
+        WHERE t.space = z.space AND t.lexeme = z.lexeme AND t.notes <= 0;
+    DELETE FROM note_term_spaces WHERE space = ANY(zero_spaces) AND notes <= 0;
+    RETURN folded;
+END $$;
 
 INSERT INTO note_term_spaces (space, notes)
     SELECT space, count(*) FROM notes WHERE superseded_at IS NULL GROUP BY space;
