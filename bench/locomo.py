@@ -3,8 +3,9 @@ against BM25 and dense-only baselines computed in the same run, and the peers (b
 
 How (../shared/bench/README.md): each conversation is its own space; view "observations" stores one
 note per observation fact, view "turns" one note per dialog turn ("<speaker>: <text>"). Every memory
-goes through lore's own write path (`remember_note` in a real stdio MCP session), the background
-worker and `lore reindex` embed them, and every question of categories 1-4 is asked through
+goes through lore's own write path (`remember_note` in a real MCP client session, one per LoCoMo
+session, dated with `when=` its session's date), the background worker and `lore reindex` give
+each its context and embed it, and every question of categories 1-4 is asked through
 `search_notes` (limit 10, threshold and all) in a session of that conversation's space. R@k is the
 share of a question's gold memories in the top k, averaged; MRR uses the first gold hit. S@k (the
 peers' session-level any-hit@k): a question is a hit when one of the first k distinct sessions among
@@ -24,7 +25,11 @@ answer every question; basic-memory writes one note per memory at 2-4 notes/s he
 `--peer-conversations` (default the two smallest, conv-26 and conv-30: 1,141 memories, 416
 questions, 6-10 min) and lore is shown on the same subset.
 
-Rerun: .venv/bin/python bench/locomo.py [--peers] [--write]; [--no-cv] skips the cross-validation.
+Per category (1-4): held-out R@5 of BM25, dense and lore cross-validated, per view.
+LORE_SECOND_EMBEDDER=e5 measures lore with the extra (a second model, its weight cross-validated too).
+
+Rerun: .venv/bin/python bench/locomo.py [--peers] [--write]; [--no-cv] skips the cross-validation;
+[--candidates] also replays bench/locomo_candidates.py (round 2's candidate changes).
 """
 
 from __future__ import annotations
