@@ -3,8 +3,9 @@ against BM25 and dense-only baselines computed in the same run, and the peers (b
 
 How (../shared/bench/README.md): each conversation is its own space; view "observations" stores one
 note per observation fact, view "turns" one note per dialog turn ("<speaker>: <text>"). Every memory
-goes through lore's own write path (`remember_note` in a real stdio MCP session), the background
-worker and `lore reindex` embed them, and every question of categories 1-4 is asked through
+goes through lore's own write path (`remember_note` in a real MCP client session, one per LoCoMo
+session, dated with `when=` its session's date), the background worker and `lore reindex` give
+each its context and embed it, and every question of categories 1-4 is asked through
 `search_notes` (limit 10, threshold and all) in a session of that conversation's space. R@k is the
 share of a question's gold memories in the top k, averaged; MRR uses the first gold hit. S@k (the
 peers' session-level any-hit@k): a question is a hit when one of the first k distinct sessions among
@@ -24,13 +25,18 @@ answer every question; basic-memory writes one note per memory at 2-4 notes/s he
 `--peer-conversations` (default the two smallest, conv-26 and conv-30: 1,141 memories, 416
 questions, 6-10 min) and lore is shown on the same subset.
 
-Rerun: .venv/bin/python bench/locomo.py [--peers] [--write]; [--no-cv] skips the cross-validation.
+Per category (1-4): held-out R@5 of BM25, dense and lore cross-validated, per view.
+LORE_SECOND_EMBEDDER=e5 measures lore with the extra (a second model, its weight cross-validated too).
+
+Rerun: .venv/bin/python bench/locomo.py [--peers] [--write]; [--no-cv] skips the cross-validation;
+[--candidates] also replays bench/locomo_candidates.py (round 2's candidate changes).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import re
@@ -84,6 +90,12 @@ class Space:
     questions: list[Question]
     sessions: dict[str, int] = field(default_factory=dict)  # memory id -> its session
     note_ids: dict[str, str] = field(default_factory=dict)  # lore note id -> memory id
+    dates: dict[int, str] = field(default_factory=dict)  # session -> when it took place (ISO 8601)
+
+
+def iso_date(said: str) -> str:
+    """LoCoMo's session time ("1:56 pm on 8 May, 2023") as ISO 8601 ("2023-05-08T13:56:00")."""
+    return datetime.strptime(said.strip(), "%I:%M %p on %d %B, %Y").isoformat()
 
 
 def evidence_ids(evidence: Sequence[object]) -> list[str]:
@@ -122,6 +134,10 @@ def load(path: Path) -> list[Space]:
         trn = Space(f"{conv['sample_id']}-turns", "turns", list(turns.items()), [])
         obs.sessions = fact_sessions
         trn.sessions = {mid: session_of(mid) for mid in turns}
+        for key, value in conv["conversation"].items():
+            found = re.fullmatch(r"session_(\d+)_date_time", key)
+            if found:
+                obs.dates[int(found.group(1))] = trn.dates[int(found.group(1))] = iso_date(str(value))
         for qa in conv["qa"]:
             if qa["category"] not in (1, 2, 3, 4):
                 continue
@@ -152,6 +168,7 @@ class Scores:
     s10: list[float] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
     top: list[tuple[list[str], set[str]]] = field(default_factory=list)  # first 10 results, gold
+    categories: list[int] = field(default_factory=list)  # each question's LoCoMo category (finish)
 
     def add(self, ranked: Sequence[str], gold: set[str], ms: float | None = None) -> None:
         self.r5.append(len(gold & set(ranked[:5])) / len(gold))
@@ -165,6 +182,7 @@ class Scores:
     def finish(self, space: Space) -> Scores:
         """Session any-hit@5/@10 over the first 10 results (every system is asked for 10)."""
         assert len(self.top) == len(space.questions) and not self.s5
+        self.categories = [q.category for q in space.questions]
         for (ranked, gold), q in zip(self.top, space.questions, strict=True):
             assert gold == q.gold, "scores added out of question order"
             seen = [space.sessions[m] for m in ranked if m in space.sessions]
@@ -218,10 +236,12 @@ async def run_lore(spaces: list[Space], env: dict[str, str], dirs: dict[str, Pat
     from support.mcpclient import lore_session, ok
 
     for space in spaces:  # writes: lore's own write path, one note per memory
-        async with lore_session(env, cwd=dirs[space.name], client="locomo-bench") as s:
-            for mid, text in space.memories:
-                result = await ok(s, "remember_note", body=text)
-                space.note_ids[result.structured_content["id"]] = mid
+        # one agent session per conversation session, each memory dated by its session
+        for session, group in itertools.groupby(space.memories, key=lambda m: space.sessions[m[0]]):
+            async with lore_session(env, cwd=dirs[space.name], client="locomo-bench") as s:
+                for mid, text in group:
+                    result = await ok(s, "remember_note", body=text, when=space.dates[session])
+                    space.note_ids[result.structured_content["id"]] = mid
     started = time.monotonic()
     lore = str(Path(sys.executable).parent / "lore")
     subprocess.run([lore, "reindex"], env=env, check=True, stdout=subprocess.DEVNULL)
@@ -254,7 +274,27 @@ def by_view(
             merged.s5 += part.s5
             merged.s10 += part.s10
             merged.ms += part.ms
+            merged.categories += part.categories
     return out
+
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def by_category(
+    spaces: list[Space], per_fold: Sequence[tuple[dict[str, Scores], Sequence[str]]]
+) -> dict[tuple[str, int], float]:
+    """Per (view, category): R@5 pooled over a fold's held-out conversations, averaged over folds."""
+    out: dict[tuple[str, int], list[float]] = {}
+    for per_space, test in per_fold:
+        merged = by_view(spaces, per_space, {s.name for s in spaces if conversation(s) in test})
+        for view in VIEWS:
+            scores = merged[view]
+            for category in CATEGORIES:
+                values = [r for r, c in zip(scores.r5, scores.categories, strict=True) if c == category]
+                if values:
+                    out.setdefault((view, category), []).append(statistics.mean(values))
+    return {key: statistics.mean(values) for key, values in out.items()}
 
 
 def run_peers(
@@ -300,17 +340,31 @@ def conversation(space: Space) -> str:
 def collect_candidates(spaces: list[Space], url: str) -> tuple[dict[str, list[Candidates]], Setting]:
     """Each question's keyword and vector candidates (lore's own queries, lore's database, the
     query embedded as the server embeds it), and the default setting (the model's min_similarity)."""
+    from lore import embeddings
     from lore.embeddings.runner import Runner
 
-    runner = Runner({"LORE_EMBEDDER": os.environ.get("LORE_EMBEDDER", "local")})
+    env = {"LORE_EMBEDDER": os.environ.get("LORE_EMBEDDER", "local"), **second_env()}
+    runner = Runner(env)
+    second = Runner(env, choose=embeddings.second)
     try:
         model = runner.model
         assert model is not None, "the bench needs an embedder"
         pools = (Setting().pool, locomo_cv.UNBOUNDED_POOL)
-        collected = locomo_cv.collect(spaces, url, runner, model, pools)
-        return collected, Setting(min_similarity=runner.min_similarity())
+        other = second if second.embedder is not None else None
+        collected = locomo_cv.collect(spaces, url, runner, model, pools, other)
+        default = Setting(min_similarity=runner.min_similarity())
+        if other is None:
+            return collected, replace(default, second_weight=0.0)
+        return collected, replace(default, second_min=other.min_similarity())
     finally:
         runner.close()
+        second.close()
+
+
+def second_env() -> dict[str, str]:
+    """The second model: none unless LORE_SECOND_EMBEDDER says e5 (the headline is lore's default,
+    without the extra)."""
+    return {"LORE_SECOND_EMBEDDER": os.environ.get("LORE_SECOND_EMBEDDER", "none")}
 
 
 @dataclass
@@ -335,6 +389,7 @@ def cross_validate(
     lore_spaces: dict[str, Scores],
     default: Setting,
     data: Path,
+    candidates: bool = False,
 ) -> CrossValidation:
     lineages = {s.name: locomo_cv.lineage_map(s.note_ids) for s in spaces}
     cache: dict[Setting, dict[str, Scores]] = {}
@@ -364,15 +419,19 @@ def cross_validate(
         ]
 
     convs = sorted({conversation(s) for s in spaces})
+    two = default.second_weight > 0  # a second model's candidates were collected
     cv = CrossValidation(default, locomo_cv.floor_rule(gold(convs)), [], replay, same_top, default)
     for train, test in locomo_cv.rotations(convs):
         base = replace(default, min_similarity=locomo_cv.floor_rule(gold(train)))
-        chosen = locomo_cv.best(locomo_cv.grid(base), partial(cv.objective, spaces, train), default)
+        chosen = locomo_cv.best(locomo_cv.grid(base, two), partial(cv.objective, spaces, train), default)
         cv.rotations.append((train, test, chosen))
         print(f"tuned on {', '.join(train)}: {chosen.label()}", flush=True)
     everything = replace(default, min_similarity=cv.floor)
-    cv.in_sample = locomo_cv.best(locomo_cv.grid(everything), partial(cv.objective, spaces, convs), default)
-    cv.changes = cross_validate_changes(spaces, collected, data, [(tr, te) for tr, te, _ in cv.rotations])
+    cv.in_sample = locomo_cv.best(
+        locomo_cv.grid(everything, two), partial(cv.objective, spaces, convs), default
+    )
+    if candidates:
+        cv.changes = cross_validate_changes(spaces, collected, data, [(tr, te) for tr, te, _ in cv.rotations])
     return cv
 
 
@@ -437,6 +496,7 @@ def main() -> int:
         help="conversations basic-memory is run on (comma-separated sample ids)",
     )
     p.add_argument("--no-cv", action="store_true", help="skip the cross-validated tuning (not with --write)")
+    p.add_argument("--candidates", action="store_true", help="also replay bench/locomo_candidates.py")
     p.add_argument("--write", action="store_true", help="replace this section of docs/benchmarks.md")
     args = p.parse_args()
     if args.write and args.no_cv:
@@ -458,6 +518,7 @@ def main() -> int:
     }
     if os.environ.get("LORE_EMBEDDER"):
         env["LORE_EMBEDDER"] = os.environ["LORE_EMBEDDER"]
+    env |= second_env()
     url = embedded.start(env)
     collected: dict[str, list[Candidates]] = {}
     default = Setting()
@@ -483,7 +544,7 @@ def main() -> int:
     cv = None
     if collected:
         started = time.monotonic()
-        cv = cross_validate(spaces, collected, lore, default, args.data)
+        cv = cross_validate(spaces, collected, lore, default, args.data, args.candidates)
         print(f"cross-validation: {time.monotonic() - started:.0f} s", flush=True)
     report(spaces, lore, base, peers, notes, cv, args.write)
     print(f"total: {time.monotonic() - began:.0f} s", flush=True)
@@ -504,6 +565,41 @@ def fold_mean(
         r5, r10, mrr, s5, s10 = (statistics.mean(column) for column in zip(*rows, strict=True))
         out[view] = (r5, r10, mrr, s5, s10)
     return out
+
+
+# lore's cross-validated R@5 before retrieval round 3 (docs/benchmarks.md, 2026-12-01 run, b52e8b8)
+BEFORE = {"observations": 0.674, "turns": 0.585}
+
+
+def category_table(
+    spaces: list[Space],
+    base: dict[str, dict[str, Scores]],
+    tuned: Sequence[tuple[dict[str, Scores], Sequence[str]]],
+    tests: Sequence[Sequence[str]],
+) -> list[str]:
+    """Held-out R@5 per LoCoMo category (1-4) for BM25, dense and lore cross-validated, per view,
+    and whether lore beats the best of the two in each."""
+    rows = {name: by_category(spaces, [(per, test) for test in tests]) for name, per in base.items()}
+    rows["lore, cross-validated"] = by_category(spaces, tuned)
+    head = " | ".join(f"{n} {CATEGORIES[n]}" for n in CATEGORIES)
+    lines = [
+        "",
+        "Per LoCoMo category (held-out R@5, the same splits; categories as the data names them):",
+        "",
+        f"| view | system | {head} |",
+        "|---|---|" + "---:|" * len(CATEGORIES),
+    ]
+    for view in VIEWS:
+        for name, per in rows.items():
+            cells = " | ".join(f"{per.get((view, n), float('nan')):.3f}" for n in CATEGORIES)
+            lines.append(f"| {view} | {name} | {cells} |")
+        best = [max(rows[b].get((view, n), 0.0) for b in base) for n in CATEGORIES]
+        mine = [rows["lore, cross-validated"].get((view, n), 0.0) for n in CATEGORIES]
+        verdict = " | ".join(
+            f"{'yes' if m > b else '**no**'} ({m - b:+.3f})" for m, b in zip(mine, best, strict=True)
+        )
+        lines.append(f"| {view} | lore beats the best single retriever | {verdict} |")
+    return lines
 
 
 def report(
@@ -529,7 +625,9 @@ def report(
         SECTION,
         "",
         "Each conversation is its own space; every memory is written with `remember_note` through a real",
-        "stdio MCP session and every question (categories 1-4) asked with `search_notes` (limit 10,",
+        "MCP client session (the SDK's, lore's server in-process), one agent session per LoCoMo session",
+        "(so a memory's context is the one before it in its session), dated with `when=` its session's",
+        "date; every question (categories 1-4) is asked with `search_notes` (limit 10,",
         "server-side threshold included). Baselines use the same memories and questions in the same run:",
         "BM25 (rank_bm25 Okapi) and dense cosine with lore's model. Data: ../shared/bench/README.md.",
         "R@k: share of a question's gold memories in the top k; MRR: first gold hit. S@k (the peers'",
@@ -539,7 +637,8 @@ def report(
         "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {machine()}",
-        f"- lore commit: {commit} (with uncommitted changes); embedder: `{model}` (default config)",
+        f"- lore commit: {commit} (with uncommitted changes); embedder: `{model}`; second model: "
+        f"`{second_env()['LORE_SECOND_EMBEDDER']}`",
         f"- Command: `.venv/bin/python bench/locomo.py{' --peers' if peers or notes else ''} --write`",
         "",
         f"| view | system | queries | memories | {figures} | median query ms |",
@@ -590,7 +689,14 @@ def report(
             "",
             "The parameters that were chosen on this split, chosen again without the conversations they",
             f"are scored on. For each of the {len(folds)} ways to pick 3 of the 5 conversations, the fusion",
-            f"weight (`KEYWORD_WEIGHT`, {weights}) and list depth (`DEPTH`, {depths})",
+            f"weight (`KEYWORD_WEIGHT`, {weights}), list depth (`DEPTH`, {depths}) and date bonus",
+            f"(`DATE_BONUS`, {', '.join(f'{b:g}' for b in locomo_cv.BONUSES)})"
+            + (
+                f" and the second model's weight (`SECOND_WEIGHT`, "
+                f"{', '.join(f'{b:g}' for b in locomo_cv.SECOND_WEIGHTS)})"
+                if cv.default.second_weight
+                else ""
+            ),
             "with the best R@5 (mean of both views) on those 3, and `min_similarity` set by its own rule on",
             "them (10th percentile of the gold memories' cosine, rounded down to 0.05), are scored on the",
             "other 2. Each figure is pooled over a split's 2 held-out conversations, then averaged over the",
@@ -605,9 +711,11 @@ def report(
         for view in VIEWS:
             for name, per_view in held.items():
                 lines.append(f"| {view} | {name} | {cells(per_view[view])} |")
+        lines += category_table(spaces, base, tuned, [test for _, test, _ in folds])
         chosen_labels = [
             f"{'+'.join(c.rsplit('-', 1)[-1] for c in test)}: "
-            f"{s.weight:.2f}, {s.depth}, {s.min_similarity:.2f}"
+            f"{s.weight:.2f}, {s.depth}, {s.min_similarity:.2f}, {s.bonus:g}"
+            + (f", second {s.second_weight:g}" if cv.default.second_weight else "")
             for _, test, s in folds
         ]
         lines += [
@@ -615,7 +723,7 @@ def report(
             f"- Held-out R@5 of the cross-validated setting over the {len(folds)} splits: "
             + "; ".join(f"{view} {min(spread[view]):.3f}-{max(spread[view]):.3f}" for view in VIEWS)
             + ".",
-            "- Chosen per split (held-out conversations: weight, depth, min_similarity): "
+            "- Chosen per split (held-out conversations: weight, depth, min_similarity, date bonus): "
             + "; ".join(chosen_labels)
             + ".",
             f"- Default: {cv.default.label()}; the min_similarity rule on all 5 conversations gives "
@@ -628,6 +736,7 @@ def report(
             ("no relative floor", replace(cv.default, relative=0.0)),
             ("no min_similarity", replace(cv.default, min_similarity=0.0)),
             ("keyword pool unbounded", replace(cv.default, pool=locomo_cv.UNBOUNDED_POOL)),
+            ("no date bonus", replace(cv.default, bonus=0.0)),
             (f"best of the grid on all 5 ({cv.in_sample.label()})", cv.in_sample),
         ]
         parts = []
@@ -653,6 +762,19 @@ def report(
             verdict = "PASS" if mine >= best + 0.03 else "FAIL"
             gain = f"{mine:.3f} ({mine - best:+.3f})"
             lines.append(f"| {view} (cross-validated) | {name} {best:.3f} | {gain} | **{verdict}** |")
+        lines += [
+            "",
+            "| goal (retrieval round 3): cross-validated R@5 >= before + 0.04 | before (2026-12-01) | now "
+            "| result |",
+            "|---|---:|---:|---|",
+        ]
+        for view in VIEWS:
+            mine = held["**lore, cross-validated**"][view][0]
+            verdict = "PASS" if mine >= BEFORE[view] + 0.04 - 1e-9 else "FAIL"
+            lines.append(
+                f"| {view} | {BEFORE[view]:.3f} | {mine:.3f} ({mine - BEFORE[view]:+.3f}) | **{verdict}** |"
+            )
+    if cv is not None and cv.changes:
         best_single = {view: max(held[n][view][0] for n in ("BM25", "dense")) for view in VIEWS}
         headline = held["**lore, cross-validated**"]
         lines += [

@@ -169,6 +169,8 @@ def lore_env(pg_data_dir: Path, tmp_path: Path, conn: psycopg.Connection) -> dic
         # starting, a hook process can wait a second for a core and would then fail open. The tests
         # of the deadline itself set 0.9 (tests/integration/test_hook.py, tests/http/test_hosted_hook.py).
         "LORE_HOOK_DEADLINE": "3",
+        # The test venv has the e5 extra (a second model beside `local`); the tests of it turn it on.
+        "LORE_SECOND_EMBEDDER": "none",
         # As root, where the test clusters live: a lore started without it would look for (and
         # start) the cluster under /var/lib/lore, where nothing removes it after the tests.
         **({"LORE_ROOT_BASE": os.environ["LORE_ROOT_BASE"]} if os.environ.get("LORE_ROOT_BASE") else {}),

@@ -31,6 +31,7 @@ DYNAMIC = {
     ("lore.store.purge", "SELECT 1 FROM {table}"): "one per table erased: tests/reliability/test_purge.py",
     ("lore.store.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
     ("lore.store.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
+    ("lore.store.second_vectors", "UPDATE notes SET embedding2"): "tests/retrieval/test_second_model.py",
     (
         "lore.store.embed_worker",
         "UPDATE facts SET embedding",
@@ -44,11 +45,11 @@ DYNAMIC = {
         "lore.store.search",
         "SELECT set_config('hnsw.ef_search'",
     ): "a literal '{0,8}': tests/retrieval/test_search_db.py",
-    ("lore.store.search", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
+    ("lore.store.keywords", "WITH pool AS"): "filters vary: tests/retrieval/test_search_db.py",
     (
         "lore.store.search",
-        "SELECT n.lineage, 1 - (n.embedding::vector({dim})",
-    ): "per dimension: test_search_db.py",
+        "SELECT n.lineage, 1 - (n.{column}::vector({dim})",
+    ): "per dimension and model: test_search_db.py, test_second_model.py",
     ("lore.store.transfer.export", "SELECT"): "one per table: tests/reliability/test_transfer.py",
     ("lore.store.transfer.importer", "SELECT"): "one per table: tests/reliability/test_transfer.py",
     ("lore.store.transfer.importer", "INSERT INTO {t}"): "one per table: tests/reliability/test_transfer.py",

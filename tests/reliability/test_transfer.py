@@ -211,7 +211,9 @@ def apply(conn: psycopg.Connection, ops: list[tuple[Any, ...]]) -> None:
 
 def _rows(conn: psycopg.Connection) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table but schema_migrations, read with plain SQL (not through lore.transfer),
-    sorted: what a lossless round trip must reproduce, column for column."""
+    sorted: what a lossless round trip must reproduce, column for column. The keyword side's term
+    counts are folded first (lore_compact_terms): unfolded, the same counts can stand as other rows."""
+    conn.execute("SELECT lore_compact_terms()")
     tables = [
         r[0]
         for r in conn.execute(

@@ -26,7 +26,7 @@ def cos(a: list[float], b: list[float]) -> float:
 def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError) as err:
         load({"LORE_EMBEDDER": "word2vec"})
-    assert "local, static, openai, none" in str(err.value)
+    assert "local, static, openai, e5, none" in str(err.value)
 
 
 def test_env_beats_config_and_none_means_keyword_only() -> None:

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from lore.core.ranking import Candidate, Rejection, Scored, fuse, rejected, snippet_of, terms, threshold, why
+from lore.core.ranking import (
+    Candidate,
+    Rejection,
+    Scored,
+    favour,
+    fuse,
+    idf,
+    lexemes,
+    rejected,
+    snippet_of,
+    terms,
+    threshold,
+    unit_weights,
+    why,
+)
 from lore.store import graph
 from lore.store.search import pick_linked
 
@@ -98,3 +112,43 @@ def test_terms_split_words_phrases_and_negations() -> None:
         and either.every == "( 'deploy' ) & ( 'make' & 'ship' ) & ( ( 'helm' | 'argo''s' ) )"
     )
     assert terms("") is None and terms("!'friday'") is None  # only stopwords, or only exclusions
+
+
+def test_each_unit_gets_its_own_pool_query_without_rows_already_pooled() -> None:
+    t = terms("'rare' & 'make' <-> 'ship' & !'helm'")
+    assert t is not None and t.units == ("'rare'", "'make' <-> 'ship'")
+    first, second = t.each(["'make' <-> 'ship'", "'rare'"])  # rarest first, as the store orders them
+    assert first == f"( 'make' & 'ship' ) & !( {t.every} ) & ! 'helm'"
+    assert second == f"( 'rare' ) & !( {t.every} ) & !( 'make' & 'ship' ) & ! 'helm'"
+
+
+def test_rare_words_weigh_more_and_phrases_count_as_their_rarest_word() -> None:
+    assert idf(0, 100) > idf(5, 100) > idf(50, 100) > idf(100, 100) >= 0
+    assert idf(7, 3) >= 0  # counts that lag behind never go negative
+    assert lexemes("'caroline' <-> 'o''brien'") == ["caroline", "o'brien"]
+    weights = unit_weights(["'caroline'", "'sunflow'", "'new' <-> 'york'"], {"caroline": 60, "new": 30}, 100)
+    assert [u for u, _ in weights] == ["'sunflow'", "'new' <-> 'york'", "'caroline'"]  # 'york': never seen
+    assert weights[0][1] == pytest.approx(idf(0, 100)) and weights[1][1] == pytest.approx(idf(0, 100))
+
+
+def test_a_named_period_lifts_its_notes_above_the_rest() -> None:
+    fused = fuse([Candidate(1, 0.9), Candidate(2, 0.8), Candidate(3, 0.1)], [], min_similarity=0.3)
+    assert [r.lineage for r in favour(fused, {3}, 0.5)][:1] == [1]  # a bonus, not a filter
+    assert [r.lineage for r in favour(fused, {2}, 0.5)] == [2, 1, 3]
+    assert [r.lineage for r in favour(fused, set(), 0.5)] == [1, 2, 3]
+
+
+def test_a_second_model_is_a_third_signal_with_its_own_evidence() -> None:
+    keyword = [Candidate(1, 0.6), Candidate(2, 0.3)]
+    vector = [Candidate(2, 0.9), Candidate(3, 0.5)]
+    second = [Candidate(4, 0.9), Candidate(3, 0.85)]
+    two = {r.lineage: r.score for r in fuse(keyword, vector, min_similarity=0.3)}
+    three = {
+        r.lineage: r
+        for r in fuse(keyword, vector, min_similarity=0.3, second=second, second_weight=0.2, second_min=0.8)
+    }
+    assert three[1].score == pytest.approx(0.8 * two[1])  # not among the second model's nearest
+    assert three[3].score == pytest.approx(0.8 * two[3] + 0.2 * (0.85 - 0.8) / (0.9 - 0.8))
+    assert three[4].score == pytest.approx(0.2) and three[4].second == 0.9 and not three[4].matched
+    kept = threshold(list(three.values()), min_similarity=0.95, relative=0.0, second_min=0.88)
+    assert {r.lineage for r in kept} == {1, 2, 4}  # 4: the second model's evidence; 3: none enough

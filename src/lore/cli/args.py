@@ -261,6 +261,7 @@ def _parser() -> argparse.ArgumentParser:
     nts.add_argument("--kind", default="note", help="brief, product, pattern, tech, … (as remember_note)")
     nts.add_argument("--title", help="a short title")
     nts.add_argument("--tag", action="append", dest="tags", metavar="TAG", help="a tag (repeatable)")
+    nts.add_argument("--when", metavar="DATE", help="when it happened, ISO 8601 (default: now)")
     nts.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
     nts.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
 

@@ -88,10 +88,17 @@ def note(
     tags: Sequence[str] | None,
     workspace: str | None,
     allow_secret: bool,
+    when: str | None = None,
 ) -> int:
     with gateway() as gw:
         done = gw.remember_note(
-            workspace, body or "", kind=kind, title=title, tags=list(tags or []), allow_secret=allow_secret
+            workspace,
+            body or "",
+            kind=kind,
+            title=title,
+            tags=list(tags or []),
+            allow_secret=allow_secret,
+            when=when,
         )
     print(done["message"])
     return 0

@@ -127,6 +127,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             tags=args.tags,
             workspace=args.workspace,
             allow_secret=args.allow_secret,
+            when=args.when,
         )
     if command in ("export", "import", "import-markdown", "import-instructions", "purge"):
         from lore.cli import data

@@ -26,8 +26,9 @@ def run(args: argparse.Namespace) -> int:
         title = f"{hit['title']} — " if hit.get("title") else ""
         similar = hit.get("similar")
         same = f", +{len(similar)} similar: {', '.join(similar)}" if similar else ""
+        when = f", {hit['when']}" if hit.get("when") else ""
         why = hit.get("via") or hit["why"]
-        print(f"{hit['id']} [{hit['kind']}] {title}{hit['snippet']} ({hit['score']:g}, {why}{same})")
+        print(f"{hit['id']} [{hit['kind']}{when}] {title}{hit['snippet']} ({hit['score']:g}, {why}{same})")
     if args.explain:
         _explain(found)
     return 0

@@ -1,6 +1,7 @@
-"""`lore reindex [--all]`: embed, in bulk, every current note without a vector of the configured
-model (after changing `[embedder]`, or when no server was running to embed in the background).
-Progress goes to stderr; the summary to stdout."""
+"""`lore reindex [--all]`: give the notes written in a session their context (`--all`: again), then
+embed, in bulk, every current note without a vector of the configured model (after changing
+`[embedder]`, or when no server was running to embed in the background), and of the second model
+when one is installed. Progress goes to stderr; the summary to stdout."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import sys
 import time
 
+from lore import embeddings
 from lore.cli.context import runtime
 from lore.core.config import load_config
 from lore.core.errors import LoreError
@@ -39,8 +41,11 @@ def run(*, everything: bool = False) -> int:
         settings = EmbedderSettings()
     runner = Runner(os.environ, settings)
     if runner.model is None:
+        with runtime(config_optional=True) as rt:  # the notes' contexts still count for keywords
+            search.reindex(rt, runner, everything=everything)
         print("The embedder is `none`: search is keyword only; nothing to embed.")
         return 0
+    second = Runner(os.environ, settings, choose=embeddings.second)
     started = time.monotonic()
     live = sys.stderr.isatty()
 
@@ -54,10 +59,13 @@ def run(*, everything: bool = False) -> int:
     try:
         with runtime(config_optional=True) as rt:
             count = search.reindex(rt, runner, everything=everything, progress=progress)
+            others = search.reindex_second(rt, second, everything=everything)
     finally:
         runner.close()
+        second.close()
     if live:
         print(file=sys.stderr)
     took = time.monotonic() - started
-    print(f"Embedded {counted(count, 'note')} with {runner.model} in {took:.1f} s.")
+    also = f" (and {counted(others, 'note')} with {second.model})" if others else ""
+    print(f"Embedded {counted(count, 'note')} with {runner.model}{also} in {took:.1f} s.")
     return 0

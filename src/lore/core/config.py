@@ -36,7 +36,7 @@ _KNOWN = {
     "database": ("url", "listen_url", "pooler"),
     "session_start": ("max_chars", "handoff_max_age_hours"),
     "log": ("retention_days",),
-    "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity"),
+    "embedder": ("name", "model", "base_url", "api_key_env", "dimensions", "min_similarity", "second"),
 }
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
@@ -93,6 +93,9 @@ class EmbedderSettings:
     api_key_env: str | None = None
     dimensions: int | None = None
     min_similarity: float | None = None
+    second: str | None = (
+        None  # a second model fused beside the first: "e5", "none" (default: e5 if installed)
+    )
 
 
 @dataclass(frozen=True)
@@ -331,7 +334,7 @@ def parse_config(text: str, path: Path) -> Config:
 def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:
     table = _table(data, "embedder", loc, path)
     region = loc.region("embedder")
-    for key in ("name", "model", "base_url", "api_key_env"):
+    for key in ("name", "model", "base_url", "api_key_env", "second"):
         if key in table and (not isinstance(table[key], str) or not table[key].strip()):
             raise _type_error(path, loc.key_line(region, key), f"embedder.{key}", "a non-empty string")
     dims = table.get("dimensions")
@@ -349,6 +352,7 @@ def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettin
         table.get("api_key_env"),
         dims,
         None if floor is None else float(floor),
+        table.get("second"),
     )
 
 

@@ -10,13 +10,16 @@ fetches the candidates is lore.store.search.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
 KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
 KEYWORD_WEIGHT = 0.5  # fused = w * keyword + (1 - w) * semantic, both min-max normalised
+DATE_BONUS = 0.5  # added to the fused score of a note from the period a question names
+SECOND_WEIGHT = 0.2  # the second model's share of the fused score, when there is one
 RELATIVE_FLOOR = 0.3  # a hit must score at least this share of the best hit
 REJECT_SIMILARITY = 0.8  # a rejected (note, query) applies to queries at least this close...
 REJECT_OVERLAP = 0.75  # ...or, without vectors, sharing this share of their lexemes
@@ -41,6 +44,7 @@ class Scored:
     semantic: float | None  # normalised vector part; None = the row has no vector to compare
     similarity: float | None  # raw cosine similarity when the row was a vector candidate
     matched: bool  # the row matched the keyword query
+    second: float | None = None  # raw cosine similarity by the second model, when a candidate of it
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class Hit:
     why: str  # keyword | semantic | linked
     via: str | None = None  # for linked hits: "n_3 depends_on"
     similar: tuple[str, ...] | None = None  # near duplicates folded into this hit (search shows one)
+    when: str | None = None  # when it happened (YYYY-MM-DD), shown when not the day it was written
 
 
 @dataclass(frozen=True)
@@ -75,14 +80,27 @@ def fuse(
     weight: float = KEYWORD_WEIGHT,
     depth: int = DEPTH,
     min_similarity: float = 0.0,
+    second: Sequence[Candidate] = (),
+    second_weight: float = SECOND_WEIGHT,
+    second_min: float = 0.0,
 ) -> list[Scored]:
     """Min-max normalise each list over its top `depth`, then a weighted mean, best first.
 
     Each list's floor is its last score when the list is full (a row outside it scores no better).
     A shorter list holds every match: then the floor is what "no evidence" scores (0 for keywords,
     `min_similarity` for vectors), so that a small space does not push its last row to zero. A row
-    with no vector of the query's model is ranked by its keyword score alone.
+    with no vector of the query's model is ranked by its keyword score alone. A second model's
+    list (`second`), when there is one, is normalised the same way (its floor `second_min`) and
+    weighs `second_weight` of the result, the first two the rest.
     """
+    if second:
+        return _with_second(
+            fuse(keyword, vector, weight=weight, depth=depth, min_similarity=min_similarity),
+            second,
+            second_weight,
+            depth,
+            second_min,
+        )
     keyword = sorted(keyword, key=lambda c: -c.score)[:depth]
     vector = sorted(vector, key=lambda c: -c.score)[:depth]
     k_hi = keyword[0].score if keyword else 0.0
@@ -109,28 +127,67 @@ def fuse(
     return out
 
 
-def threshold(
-    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
+def _with_second(
+    fused: Sequence[Scored], second: Sequence[Candidate], weight: float, depth: int, floor: float
 ) -> list[Scored]:
-    """The server-side relevance cut. A hit needs evidence (a keyword match, or a cosine similarity
-    of at least `min_similarity`) and at least `relative` times the best such hit's score."""
-    evident = [
-        r for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
+    second = sorted(second, key=lambda c: -c.score)[:depth]
+    hi, lo = second[0].score, second[-1].score
+    if len(second) < depth:
+        lo = min(lo, floor)
+    near = {c.lineage: c.score for c in second}
+    out = [
+        replace(
+            r,
+            score=(1 - weight) * r.score
+            + weight * (_scale(near[r.lineage], lo, hi) if r.lineage in near else 0.0),
+            second=near.get(r.lineage),
+        )
+        for r in fused
     ]
-    if not evident:
+    seen = {r.lineage for r in fused}
+    for lineage, sim in near.items():
+        if lineage not in seen:
+            out.append(Scored(lineage, weight * _scale(sim, lo, hi), 0.0, 0.0, None, False, sim))
+    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
+    return out
+
+
+def evident(row: Scored, min_similarity: float, second_min: float = 1.0) -> bool:
+    """A keyword match, or a cosine similarity of at least `min_similarity` (`second_min` by the
+    second model): what a hit needs besides its score."""
+    return (
+        row.matched
+        or (row.similarity is not None and row.similarity >= min_similarity)
+        or (row.second is not None and row.second >= second_min)
+    )
+
+
+def threshold(
+    scored: Sequence[Scored],
+    *,
+    min_similarity: float,
+    relative: float = RELATIVE_FLOOR,
+    second_min: float = 1.0,
+) -> list[Scored]:
+    """The server-side relevance cut. A hit needs evidence (`evident`) and at least `relative`
+    times the best such hit's score."""
+    kept = [r for r in scored if evident(r, min_similarity, second_min)]
+    if not kept:
         return []
-    floor = relative * max(r.score for r in evident)
-    return [r for r in evident if r.score >= floor and r.score > 0]
+    floor = relative * max(r.score for r in kept)
+    return [r for r in kept if r.score >= floor and r.score > 0]
 
 
 def relevance_floor(
-    scored: Sequence[Scored], *, min_similarity: float, relative: float = RELATIVE_FLOOR
+    scored: Sequence[Scored],
+    *,
+    min_similarity: float,
+    relative: float = RELATIVE_FLOOR,
+    second_min: float = 1.0,
 ) -> float:
     """The score `threshold` cuts at (0 when nothing has evidence)."""
-    evident = [
-        r.score for r in scored if r.matched or (r.similarity is not None and r.similarity >= min_similarity)
-    ]
-    return relative * max(evident) if evident else 0.0
+    kept = [r.score for r in scored if evident(r, min_similarity, second_min)]
+    return relative * max(kept) if kept else 0.0
 
 
 @dataclass
@@ -253,6 +310,18 @@ class Terms:
     every: str
     any: str
     rank: str
+    units: tuple[str, ...] = ()  # the positive words and phrases, each a tsquery (weighed by rarity)
+    exclude: str = ""  # the negated words, as `& !x` to append to a tsquery
+
+    def each(self, units: Sequence[str]) -> list[str]:
+        """One tsquery per unit, in the order given, for the keyword pool: the rows holding that
+        unit and none of the units before it, nor every unit (those rows are already in the pool).
+        Phrases are loosened to AND, as in `every` and `any`; negated words stay excluded."""
+        out = []
+        for i, unit in enumerate(units):
+            before = "".join(f" & !( {PHRASE.sub('&', u)} )" for u in units[:i])
+            out.append(f"( {PHRASE.sub('&', unit)} ) & !( {self.every} ){before}{self.exclude}")
+        return out
 
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-Da-d]+)?|<(?:-|\d+)>|[&|!()]|\S+")
@@ -292,4 +361,39 @@ def terms(tsquery: str) -> Terms | None:
         every=" & ".join(f"( {loose(u)} )" for u in positive) + neg,
         any="( " + " | ".join(f"( {loose(u)} )" for u in positive) + f" ){neg}",
         rank=" | ".join(f"( {u} )" for u in positive),
+        units=tuple(dict.fromkeys(positive)),
+        exclude=neg,
     )
+
+
+_LEXEME = re.compile(r"'((?:[^']|'')*)'")
+
+
+def lexemes(unit: str) -> list[str]:
+    """The lexemes of one tsquery unit (`'rare'`, or a phrase `'a' <-> 'b'`)."""
+    return [m.replace("''", "'") for m in _LEXEME.findall(unit)]
+
+
+def idf(notes_with: int, notes: int) -> float:
+    """BM25's inverse document frequency: how rare a word is among `notes` (never negative)."""
+    notes = max(notes, notes_with)
+    return math.log(1 + (notes - notes_with + 0.5) / (notes_with + 0.5))
+
+
+def unit_weights(units: Sequence[str], counts: dict[str, int], notes: int) -> list[tuple[str, float]]:
+    """Each unit of a query and its weight, the idf of its rarest lexeme (a word the term counts
+    never saw counts as in no note), rarest first: the keyword side's terms (lore.store.search)."""
+    out = []
+    for unit in units:
+        words = lexemes(unit)
+        if words:
+            out.append((unit, max(idf(counts.get(w, 0), notes) for w in words)))
+    return sorted(out, key=lambda u: -u[1])
+
+
+def favour(scored: Sequence[Scored], then: set[int], bonus: float = DATE_BONUS) -> list[Scored]:
+    """`scored` with `bonus` added to the notes in `then` (from the period the question names),
+    best first."""
+    out = [replace(r, score=r.score + bonus) if r.lineage in then else r for r in scored]
+    out.sort(key=lambda r: (-r.score, -r.keyword, r.lineage))
+    return out

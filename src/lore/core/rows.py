@@ -57,6 +57,7 @@ class Note(Version):
     title: str | None
     body: str
     tags: list[str]
+    happened_at: datetime | None = None  # when it happened (lore.core.when); read with the row
 
     @property
     def id(self) -> str:

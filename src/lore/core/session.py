@@ -25,6 +25,15 @@ class Origin:
     source: str
     workspace: str | None
     client_name: str | None = None  # what the agent called itself in MCP's initialize (audit)
+    session: str | None = None  # which agent session (a hash: lore.core.session.session_tag); None: a command
+
+
+def session_tag(key: str) -> str:
+    """What a note keeps of the session that wrote it (its context is the note before it in the same
+    session): a hash of the session's key, never the key itself (an HTTP session id is a credential)."""
+    import hashlib
+
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class SessionContext:
     source: str
     root: Path  # "here" for handoffs: the git top-level (a worktree's own), else the directory
     client_name: str | None = None  # MCP sessions: the clientInfo.name that `source` was made from
+    session_key: str | None = None  # MCP sessions: lore.core.session.session_tag of the session
 
     @property
     def space(self) -> str:
@@ -43,7 +53,9 @@ class SessionContext:
 
     @property
     def origin(self) -> Origin:
-        return Origin(self.resolved.space, self.source, str(self.signal.path), self.client_name)
+        return Origin(
+            self.resolved.space, self.source, str(self.signal.path), self.client_name, self.session_key
+        )
 
     def describe(self) -> str:
         reads = [s for s in self.readable if s != self.space]

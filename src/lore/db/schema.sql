@@ -63,6 +63,58 @@ $$;
 
 
 --
+-- Name: lore_compact_terms(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_compact_terms() RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    folded integer;
+    zero_spaces text[];
+    zero_words text[];
+    zero_word_spaces text[];
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(x'10be0022'::int) THEN
+        RETURN 0;
+    END IF;
+    WITH gone AS (DELETE FROM note_term_changes RETURNING space, lexeme, delta),
+    sums AS (SELECT space, lexeme, sum(delta)::integer AS d FROM gone GROUP BY space, lexeme),
+    words AS (
+        INSERT INTO note_terms AS t (space, lexeme, notes)
+        SELECT space, lexeme, d FROM sums WHERE lexeme <> '' AND d <> 0 ORDER BY space, lexeme
+        ON CONFLICT (space, lexeme) DO UPDATE SET notes = t.notes + EXCLUDED.notes
+        RETURNING space, lexeme, notes),
+    spaces AS (
+        INSERT INTO note_term_spaces AS s (space, notes)
+        SELECT space, d FROM sums WHERE lexeme = '' AND d <> 0 ORDER BY space
+        ON CONFLICT (space) DO UPDATE SET notes = s.notes + EXCLUDED.notes
+        RETURNING space, notes)
+    SELECT (SELECT count(*) FROM sums),
+           ARRAY(SELECT space FROM spaces WHERE notes <= 0),
+           ARRAY(SELECT lexeme FROM words WHERE notes <= 0 ORDER BY space, lexeme),
+           ARRAY(SELECT space FROM words WHERE notes <= 0 ORDER BY space, lexeme)
+      INTO folded, zero_spaces, zero_words, zero_word_spaces;
+    DELETE FROM note_terms t USING unnest(zero_word_spaces, zero_words) z(space, lexeme)
+        WHERE t.space = z.space AND t.lexeme = z.lexeme AND t.notes <= 0;
+    DELETE FROM note_term_spaces WHERE space = ANY(zero_spaces) AND notes <= 0;
+    RETURN folded;
+END $$;
+
+
+--
+-- Name: lore_count_terms(text, tsvector, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_count_terms(p_space text, p_tsv tsvector, p_delta integer) RETURNS void
+    LANGUAGE sql
+    AS $$
+    INSERT INTO note_term_changes (space, lexeme, delta)
+        SELECT p_space, w, p_delta FROM unnest(array_prepend('', tsvector_to_array(ts_filter(p_tsv, '{a,b,c}')))) w;
+$$;
+
+
+--
 -- Name: lore_facts_kept(text[]); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -489,6 +541,31 @@ CREATE FUNCTION public.lore_memory_stamp(p_spaces text[]) RETURNS bigint
     SELECT coalesce(max(x.seq), 0) FROM unnest(p_spaces) AS s(space),
         LATERAL (SELECT c.seq FROM memory_changes c WHERE c.space = s.space ORDER BY c.seq DESC LIMIT 1) x
 $$;
+
+
+--
+-- Name: lore_note_terms(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lore_note_terms() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.superseded_at IS NULL THEN
+            PERFORM lore_count_terms(NEW.space, NEW.tsv, 1);
+        END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+        IF OLD.superseded_at IS NULL THEN
+            PERFORM lore_count_terms(OLD.space, OLD.tsv, -1);
+        END IF;
+    ELSIF OLD.superseded_at IS NULL AND NEW.superseded_at IS NOT NULL THEN
+        PERFORM lore_count_terms(OLD.space, OLD.tsv, -1);
+    ELSIF OLD.superseded_at IS NOT NULL AND NEW.superseded_at IS NULL THEN
+        PERFORM lore_count_terms(NEW.space, NEW.tsv, 1);
+    END IF;
+    RETURN NULL;
+END $$;
 
 
 --
@@ -1052,6 +1129,53 @@ CREATE SEQUENCE public.note_lineage_seq
 
 
 --
+-- Name: note_term_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_term_changes (
+    id bigint NOT NULL,
+    space text NOT NULL,
+    lexeme text NOT NULL,
+    delta integer NOT NULL
+);
+
+
+--
+-- Name: note_term_changes_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.note_term_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.note_term_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: note_term_spaces; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_term_spaces (
+    space text NOT NULL,
+    notes integer NOT NULL
+);
+
+
+--
+-- Name: note_terms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.note_terms (
+    space text NOT NULL,
+    lexeme text NOT NULL,
+    notes integer NOT NULL
+);
+
+
+--
 -- Name: notes; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1063,7 +1187,6 @@ CREATE TABLE public.notes (
     title text,
     body text NOT NULL,
     tags text[] DEFAULT '{}'::text[] NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, public.lore_tags_text(tags)), 'B'::"char")) || setweight(to_tsvector('english'::regconfig, body), 'C'::"char"))) STORED,
     embedding public.vector,
     embedding_model text,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -1071,11 +1194,26 @@ CREATE TABLE public.notes (
     source text NOT NULL,
     workspace text,
     client_name text,
+    session text,
+    context_before text,
+    context_after text,
+    happened_at timestamp with time zone DEFAULT now(),
+    embedding2 public.vector,
+    embedding2_model text,
+    tsv tsvector GENERATED ALWAYS AS ((((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, public.lore_tags_text(tags)), 'B'::"char")) || setweight(to_tsvector('english'::regconfig, body), 'C'::"char")) || setweight(to_tsvector('english'::regconfig, ((((
+CASE
+    WHEN (kind = 'note'::text) THEN ''::text
+    ELSE kind
+END || ' '::text) || COALESCE(context_before, ''::text)) || ' '::text) || COALESCE(context_after, ''::text))), 'D'::"char"))) STORED,
     CONSTRAINT notes_body_check CHECK (((octet_length(body) >= 1) AND (octet_length(body) <= 32768))),
     CONSTRAINT notes_check CHECK (((superseded_at IS NULL) OR (superseded_at >= recorded_at))),
     CONSTRAINT notes_check1 CHECK (((embedding IS NULL) = (embedding_model IS NULL))),
     CONSTRAINT notes_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT notes_context_after_check CHECK ((length(context_after) <= 1000)),
+    CONSTRAINT notes_context_before_check CHECK ((length(context_before) <= 1000)),
+    CONSTRAINT notes_embedding2_model CHECK (((embedding2 IS NULL) = (embedding2_model IS NULL))),
     CONSTRAINT notes_kind_check CHECK ((kind = ANY (ARRAY['brief'::text, 'product'::text, 'pattern'::text, 'tech'::text, 'active'::text, 'progress'::text, 'devenv'::text, 'task'::text, 'plan'::text, 'decision'::text, 'note'::text, 'handoff'::text]))),
+    CONSTRAINT notes_session_check CHECK ((length(session) <= 64)),
     CONSTRAINT notes_space_check CHECK ((space ~ '^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}/)?[A-Za-z0-9_.-]{1,64}$'::text)),
     CONSTRAINT notes_tags_check CHECK ((cardinality(tags) <= 16)),
     CONSTRAINT notes_title_check CHECK (((title IS NULL) OR ((length(title) >= 1) AND (length(title) <= 200))))
@@ -1456,6 +1594,30 @@ ALTER TABLE ONLY public.messages
 
 
 --
+-- Name: note_term_changes note_term_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_term_changes
+    ADD CONSTRAINT note_term_changes_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: note_term_spaces note_term_spaces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_term_spaces
+    ADD CONSTRAINT note_term_spaces_pkey PRIMARY KEY (space);
+
+
+--
+-- Name: note_terms note_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.note_terms
+    ADD CONSTRAINT note_terms_pkey PRIMARY KEY (space, lexeme);
+
+
+--
 -- Name: notes notes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1792,6 +1954,20 @@ CREATE INDEX messages_unread ON public.messages USING btree (to_space, id) WHERE
 
 
 --
+-- Name: note_term_changes_by_word; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX note_term_changes_by_word ON public.note_term_changes USING btree (space, lexeme);
+
+
+--
+-- Name: notes_by_session; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notes_by_session ON public.notes USING btree (space, session, lineage) WHERE ((session IS NOT NULL) AND (superseded_at IS NULL));
+
+
+--
 -- Name: notes_current_by_space; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1824,6 +2000,13 @@ CREATE UNIQUE INDEX notes_one_current ON public.notes USING btree (lineage) WHER
 --
 
 CREATE INDEX notes_tsv ON public.notes USING gin (tsv);
+
+
+--
+-- Name: notes_uncontexted; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notes_uncontexted ON public.notes USING btree (version_id) WHERE ((session IS NOT NULL) AND (context_before IS NULL) AND (superseded_at IS NULL));
 
 
 --
@@ -2027,6 +2210,13 @@ CREATE TRIGGER notes_changed_ins AFTER INSERT ON public.notes REFERENCING NEW TA
 --
 
 CREATE TRIGGER notes_changed_upd AFTER UPDATE ON public.notes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lore_memory_changed('space');
+
+
+--
+-- Name: notes notes_terms; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER notes_terms AFTER INSERT OR DELETE OR UPDATE OF superseded_at ON public.notes FOR EACH ROW EXECUTE FUNCTION public.lore_note_terms();
 
 
 --

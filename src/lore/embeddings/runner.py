@@ -28,9 +28,16 @@ BATCH_TIMEOUT_S = 120.0
 class Runner:
     """One embedder, loaded on first use, with a query lane and a batch lane."""
 
-    def __init__(self, env: Mapping[str, str], settings: EmbedderSettings | None = None) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        settings: EmbedderSettings | None = None,
+        *,
+        choose: Callable[[Mapping[str, str], EmbedderSettings], Embedder | None] = load,
+    ) -> None:
         self.env = env
         self.settings = settings or EmbedderSettings()
+        self._choose = choose  # `lore.embeddings.second` for the second model's runner
         self._embedder: Embedder | None = None
         self._resolved = False
         self._lock = threading.Lock()
@@ -42,7 +49,7 @@ class Runner:
         """None when the configured embedder is `none`. Resolving it loads no model."""
         with self._lock:
             if not self._resolved:
-                self._embedder = load(self.env, self.settings)
+                self._embedder = self._choose(self.env, self.settings)
                 self._resolved = True
             return self._embedder
 
@@ -106,9 +113,11 @@ class Runner:
             future: Future[list[list[float]]] = Future()
             self._busy[lane] = future
 
+            ask = getattr(embedder, "embed_query", None) if lane == "query" else None
+
             def work() -> None:
                 try:
-                    future.set_result(embedder.embed(texts))
+                    future.set_result([ask(texts[0])] if callable(ask) else embedder.embed(texts))
                 except BaseException as exc:
                     future.set_exception(exc)
 

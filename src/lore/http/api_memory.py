@@ -3,8 +3,9 @@ search, the last handoff, tidy. Each calls the same use case as the local comman
 the server resolves from the caller's workspace and config (another user's ids answer "not found", as
 everywhere), and answers in lore.service.wire's shapes.
 
-    POST /api/notes                  {"body", "kind"?, "title"?, "tags"?, "allow_secret"?}: 201, or 200
-                                     with the copy already there
+    POST /api/notes                  {"body", "kind"?, "title"?, "tags"?, "when"?, "allow_secret"?}: 201,
+                                     or 200 with the copy already there; "when": when it happened
+                                     (ISO 8601; default now)
     GET  /api/search?q=&kind=&limit= the hits, and every candidate with its fate (`lore search --explain`)
     GET  /api/handoff?workspace=     the last session's handoff here, in full
     GET  /api/tidy?workspace=        near duplicates, likely conflicts, stale items, recent acts
@@ -39,6 +40,7 @@ def register(route: Route, state: Runtime, body: Body, resolve: Resolver, *, sig
             title=data.get("title"),
             tags=tags if isinstance(tags, list) else None,
             allow_secret=data.get("allow_secret") is True,
+            when=data.get("when"),
         )
         return JSONResponse(
             {

@@ -48,6 +48,7 @@ class Found(TypedDict):
     score: float
     why: str  # keyword | semantic | linked
     via: NotRequired[str]  # linked hits: the edge that brought it
+    when: NotRequired[str]  # when it happened (YYYY-MM-DD), when not the day it was written
 
 
 class Searched(TypedDict):

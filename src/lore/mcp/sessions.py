@@ -23,7 +23,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from lore.core import session_ids
 from lore.core.config import Config
 from lore.core.errors import ConfigError
-from lore.core.session import SessionContext
+from lore.core.session import SessionContext, session_tag
 from lore.core.workspace import WorkspaceSignal, choose_workspace, usable
 from lore.service import mcp_sessions
 from lore.service.runtime import REMOTE_HEADER, WORKSPACE_HEADER, Runtime, file_path
@@ -77,6 +77,10 @@ class Sessions:
         resolved = await self._session(ctx, config, env, prefix + sid if sid else "", source)
         if given and resolved.client_name != given:
             resolved = replace(resolved, client_name=given)
+        key = self.key(ctx)
+        tag = session_tag(f"{rt.user()}|{key}") if key else None
+        if resolved.session_key != tag:
+            resolved = replace(resolved, session_key=tag)
         if sid:
             await self._track(
                 session_ids.state_key(rt.user(), sid), resolved, config, session_ids.issued(sid)

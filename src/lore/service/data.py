@@ -12,7 +12,7 @@ from lore.core.errors import InvalidInput, NotFound
 from lore.core.session import SessionContext
 from lore.service import retrieval
 from lore.service.runtime import Runtime
-from lore.store import instructions, markdown, purge, transfer
+from lore.store import instructions, keywords, markdown, purge, transfer
 
 
 def export(rt: Runtime, space: str | None = None) -> Iterator[str]:
@@ -41,7 +41,9 @@ def _lines(rt: Runtime, space: str | None, spaces: Sequence[str] | None) -> Iter
 
 def load(rt: Runtime, handle: TextIO) -> transfer.Report:
     """Import an export read from `handle` (what is there already is kept; nothing doubles)."""
-    return rt.transact(lambda c: transfer.load(c, transfer.lines_of(handle)))
+    report = rt.transact(lambda c: transfer.load(c, transfer.lines_of(handle)))
+    rt.transact(keywords.compact)  # the imported notes' words, into the keyword side's counts
+    return report
 
 
 def import_markdown(

@@ -18,6 +18,7 @@ from lore.core.errors import InvalidInput, NotFound
 from lore.core.rows import Fact, Note
 from lore.core.session import SessionContext, Who
 from lore.core.timeline import When, parse_time
+from lore.core.when import happened
 from lore.service import checks, retrieval
 from lore.service.runtime import Runtime
 from lore.store import facts, notes, tidy
@@ -210,10 +211,13 @@ def remember_note(
     title: object = None,
     tags: Sequence[object] | None = None,
     allow_secret: bool = False,
+    when: object = None,
 ) -> Remembered[Note]:
     """Stored at once; embedded in the background (never waited for). Checked first against the
-    current notes of the space, as facts are (no conflicts: notes have no subject)."""
+    current notes of the space, as facts are (no conflicts: notes have no subject). `when`: when
+    what it says happened (ISO 8601; default: now)."""
     text, k = validate.body(body), validate.kind(kind)
+    happened_at = happened(when)
     head = validate.optional(title, "title", validate.MAX_TITLE)
     labels = validate.tags(tags)
     new = similarity.Text.of(f"{head or ''}\n{text}")
@@ -228,7 +232,14 @@ def remember_note(
             if found.same is not None:
                 return Remembered(found.same, True)
             note = notes.remember(
-                conn, who.origin, text, kind=k, title=head, tags=labels, allow_secret=allow_secret
+                conn,
+                who.origin,
+                text,
+                kind=k,
+                title=head,
+                tags=labels,
+                allow_secret=allow_secret,
+                happened_at=happened_at,
             )
             return Remembered(note, False, found.similar)
 

@@ -39,3 +39,12 @@ async def query_vector(rt: Runtime, text: str) -> tuple[list[float] | None, str 
     runner = retrieval(rt).runner
     vector = await anyio.to_thread.run_sync(runner.query, text)
     return vector, (runner.model if vector is not None else None)
+
+
+async def second_vector(rt: Runtime, text: str) -> tuple[list[float] | None, str | None]:
+    """The query's vector by the second model (lore.embeddings.second), or (None, None) without one."""
+    runner = retrieval(rt).second
+    if runner.embedder is None:
+        return None, None
+    vector = await anyio.to_thread.run_sync(runner.query, text)
+    return vector, (runner.model if vector is not None else None)

@@ -21,7 +21,7 @@ from lore.core.ranking import Hit
 from lore.core.rows import Note
 from lore.core.session import Who
 from lore.embeddings.runner import Runner
-from lore.service.retrieval import query_vector, retrieval
+from lore.service.retrieval import query_vector, retrieval, second_vector
 from lore.service.runtime import Runtime, first_error
 from lore.store import embed_worker, graph, injections, notes, search
 
@@ -149,6 +149,17 @@ async def _find(
         )
         return vector, model, nearest
 
+    async def second_half() -> tuple[list[ranking.Candidate], float]:
+        vector, model = await second_vector(rt, q.text)
+        if vector is None or model is None:
+            return [], 1.0
+        nearest = await rt.run(
+            lambda c: search.vector_candidates(
+                c, spaces, vector, model=model, kinds=q.kinds, tags=q.tags, second=True
+            )
+        )
+        return nearest, retrieval(rt).second.min_similarity()
+
     halves: dict[str, Any] = {}
     try:
         async with anyio.create_task_group() as tasks:
@@ -156,7 +167,11 @@ async def _find(
             async def run_vector_half() -> None:
                 halves["vector"] = await vector_half()
 
+            async def run_second_half() -> None:
+                halves["second"] = await second_half()
+
             tasks.start_soon(run_vector_half)
+            tasks.start_soon(run_second_half)
             halves["keyword"] = await rt.run(
                 lambda c: search.keyword_part(
                     c, spaces, q.text, model=runner.model, kinds=q.kinds, tags=q.tags
@@ -166,6 +181,7 @@ async def _find(
         raise first_error(group) from None
     part: search.KeywordPart = halves["keyword"]
     vector, model, nearest = halves["vector"]
+    second, second_min = halves["second"]
     floor = runner.min_similarity()
     return await rt.run(
         lambda c: search.search(
@@ -183,6 +199,8 @@ async def _find(
             nearest=nearest,
             trace=trace,
             collapse=collapse,
+            second=second,
+            second_min=second_min,
         )
     )
 
@@ -230,5 +248,15 @@ async def mark_irrelevant(rt: Runtime, who: Who, note_id: object, query: object)
 def reindex(
     rt: Runtime, runner: Runner, *, everything: bool, progress: Callable[[int, int], None] | None = None
 ) -> int:
-    """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all)."""
+    """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all),
+    after giving every note written in a session its context (`everything`: made again)."""
     return rt.transact(lambda c: embed_worker.reindex(c, runner, everything=everything, progress=progress))
+
+
+def reindex_second(rt: Runtime, runner: Runner, *, everything: bool) -> int:
+    """The same for the second model's vectors, when one is installed (0 without)."""
+    if runner.embedder is None:
+        return 0
+    from lore.store import second_vectors
+
+    return rt.transact(lambda c: second_vectors.reindex(c, runner, everything=everything))

@@ -23,6 +23,7 @@ from lore.core.errors import LoreError
 from lore.core.redact import redact
 from lore.embeddings import EmbedderError, to_pgvector
 from lore.embeddings.runner import Runner
+from lore.store import context, keywords
 
 log = logging.getLogger("lore.embed")
 
@@ -33,19 +34,22 @@ MAX_BACKOFF_S = 300.0
 BUILTIN_INDEXES = {"all-MiniLM-L6-v2-int8", "potion-base-8M"}
 
 
-def note_text(title: str | None, tags: Sequence[str], body: str) -> str:
-    """What a note's vector is made of: title, tags, then the body (models truncate long ones)."""
+def note_text(title: str | None, tags: Sequence[str], body: str, context: str | None = None) -> str:
+    """What a note's vector is made of: title, tags, the body, then its context (the note before it
+    in its session: lore.store.context), which a model truncates first when the note is long."""
     head = "\n".join(part for part in (title, " ".join(tags)) if part)
-    return f"{head}\n{body}" if head else body
+    text = f"{head}\n{body}" if head else body
+    return f"{text}\n{context}" if context else text
 
 
+# A note written in a session is embedded once its context is known (lore.store.context).
 _PENDING = """
-SELECT version_id, title, tags, body FROM notes
-WHERE embedding IS NULL AND superseded_at IS NULL
+SELECT version_id, title, tags, body, context_before FROM notes
+WHERE embedding IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
 ORDER BY version_id LIMIT %s
 """
 _STALE = """
-SELECT version_id, title, tags, body FROM notes
+SELECT version_id, title, tags, body, context_before FROM notes
 WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
 ORDER BY version_id LIMIT %s
 """
@@ -110,11 +114,12 @@ def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
 def embed_batch(
     conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
 ) -> int:
-    """Embed rows (version_id, title, tags, body) and store the vectors; returns how many were stored."""
+    """Embed rows (version_id, title, tags, body, context) and store the vectors; returns how many
+    were stored."""
     model = runner.model
     if model is None or not rows:
         return 0
-    texts = [note_text(title, tags or (), body) for _, title, tags, body in rows]
+    texts = [note_text(title, tags or (), body, before) for _, title, tags, body, before in rows]
     vectors = runner.batch(texts)  # no transaction is open while the embedder works
     ensure_index(conn, model, len(vectors[0]))
     guard = sql.SQL("true" if replace else "embedding IS NULL")
@@ -180,6 +185,8 @@ def reindex(
 ) -> int:
     """Embed every current note that has no vector of the configured model (all of them with
     `everything`); `progress(done, total)` after each batch. Returns how many were embedded."""
+    keywords.compact(conn)
+    context.rebuild(conn, everything=everything)
     model = runner.model
     if model is None:
         return 0
@@ -211,9 +218,17 @@ def reindex(
 class Worker:
     """The background thread of one server process."""
 
-    def __init__(self, connect: Callable[[], Any], runner: Runner, *, poll: float = POLL_S) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], Any],
+        runner: Runner,
+        *,
+        poll: float = POLL_S,
+        second: Runner | None = None,
+    ) -> None:
         self._connect = connect  # returns a context manager yielding a connection (a pool's)
         self.runner = runner
+        self.second = second  # the second model's runner (lore.store.second_vectors), if any
         self.poll = poll
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -239,13 +254,19 @@ class Worker:
         backoff = self.poll
         while not self._stop.is_set():
             try:
-                if self.runner.embedder is None:
-                    return  # `none`: nothing to do, ever
                 with self._connect() as conn:
-                    count = embed_pending(conn, self.runner)
+                    keywords.compact(conn)  # the term counts (migration 0022), kept current
+                    placed = context.fill(conn)
+                    count = 0
+                    if self.runner.embedder is not None:  # `none`: keyword search only
+                        count += embed_pending(conn, self.runner)
+                    if self.second is not None and self.second.embedder is not None:
+                        from lore.store import second_vectors
+
+                        count += second_vectors.embed_pending(conn, self.second)
                 self.embedded += count
                 backoff = self.poll
-                if count:
+                if count or placed:
                     continue
             except EmbedderError as exc:
                 backoff = min(MAX_BACKOFF_S, max(backoff * 2, 5.0))
@@ -270,12 +291,17 @@ class Retrieval:
     def __init__(
         self, env: Mapping[str, str], settings: EmbedderSettings, connect: Callable[[], Any]
     ) -> None:
+        from lore.embeddings import second
+
         self.runner = Runner(env, settings)
-        self.worker = Worker(connect, self.runner, poll=float(env.get("LORE_EMBED_POLL", POLL_S)))
+        self.second = Runner(env, settings, choose=second)
+        poll = float(env.get("LORE_EMBED_POLL", POLL_S))
+        self.worker = Worker(connect, self.runner, poll=poll, second=self.second)
 
     def close(self) -> None:
         self.worker.stop()
         self.runner.close()
+        self.second.close()
 
 
 def settings_for(load: Callable[[], Any]) -> EmbedderSettings:

@@ -8,9 +8,10 @@ embedding is filled after the write by lore.embed_worker.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import psycopg
-from psycopg.rows import class_row
+from psycopg.rows import class_row, dict_row
 
 from lore.core import ids, secrets
 from lore.core.errors import InvalidInput, NotFound, Refused
@@ -19,7 +20,8 @@ from lore.core.session import Origin
 from lore.store.versions import Versioned
 
 _COLUMNS = (
-    "lineage, version_id, space, kind, title, body, tags, recorded_at, superseded_at, source, workspace"
+    "lineage, version_id, space, kind, title, body, tags, recorded_at, superseded_at, source, workspace, "
+    "coalesce(happened_at, recorded_at) AS happened_at"
 )
 VERSIONS = Versioned("notes", "note", _COLUMNS, Note, ids.note, "note_lineage_seq", "search_notes", "edit")
 
@@ -33,10 +35,17 @@ def remember(
     title: str | None = None,
     tags: Sequence[str] = (),
     allow_secret: bool = False,
+    happened_at: datetime | None = None,
 ) -> Note:
+    """A new note, from `origin`'s session (its context is the note before it there: filled later by
+    the embedding worker); `happened_at`: when what it says happened (default: now)."""
     secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
+    fields: dict[str, object] = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
+    fields["session"] = origin.session
+    if happened_at is not None:
+        fields["happened_at"] = happened_at
     with conn.transaction():
-        return VERSIONS.insert(conn, origin, {"kind": kind, "title": title, "body": body, "tags": list(tags)})
+        return VERSIONS.insert(conn, origin, fields)
 
 
 def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
@@ -64,6 +73,7 @@ def revise(
     title: str | None,
     tags: Sequence[str],
     allow_secret: bool = False,
+    happened_at: datetime | None = None,
 ) -> tuple[Note, Note]:
     """Close the current version of `lineage` and write the next (same lineage: edges and the task
     state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
@@ -76,9 +86,24 @@ def revise(
                 "Edit the text, title, kind or tags, then save.",
             )
         stamp = VERSIONS.close(conn, old)
-        fields = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
+        fields: dict[str, object] = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
+        fields |= _kept(conn, old.version_id) | ({"happened_at": happened_at} if happened_at else {})
         new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
     return old, new
+
+
+_KEPT = """SELECT session, context_before, context_after, coalesce(happened_at, recorded_at) AS happened_at
+FROM notes WHERE version_id = %s"""
+
+
+def _kept(conn: psycopg.Connection, version_id: int) -> dict[str, object]:
+    """What a note's next version keeps of its version `version_id`: where it was written (its
+    session and context: its neighbours stay its neighbours) and when it happened."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(_KEPT, (version_id,))
+        row = cur.fetchone()
+    assert row is not None
+    return dict(row)
 
 
 # Handoffs listed per repository (space, root) in a list of notes: the latest ones. Older handoffs stay

@@ -1,7 +1,8 @@
 """search_notes: keyword (PostgreSQL full text, GIN) + vector (pgvector HNSW, cosine) candidates,
 fused, cut by a relevance threshold, minus what the session marked irrelevant, plus 1-hop links.
 
-The ranking is pure (lore.core.ranking: `fuse`, `threshold`, `rejected`, `why`); the SQL is here.
+The ranking is pure (lore.core.ranking: `fuse`, `threshold`, `rejected`, `why`); the SQL is here
+and, for the keyword half, in lore.store.keywords (its names are re-exported here).
 
 Rows not yet embedded (or embedded by another model) still come back through the keyword list:
 their fused score is their keyword score alone. The keyword list ranks a bounded pool of matches
@@ -12,58 +13,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import psycopg
 from psycopg import sql
 
-from lore.core import ids, ranking, secrets, similarity
+from lore.core import ids, ranking, secrets, similarity, when
 from lore.core.errors import NotFound
 from lore.core.ranking import Candidate, Hit, Rejection, Scored, Terms
 from lore.core.session import Origin
 from lore.embeddings import to_pgvector
 from lore.store import graph, notes
+from lore.store.keywords import KeywordPart, keyword_candidates, keyword_part, parse, query_filters, weights
+
+__all__ = [
+    "KeywordPart",
+    "keyword_candidates",
+    "keyword_part",
+    "parse",
+    "search",
+    "vector_candidates",
+    "weights",
+]
 
 # --- SQL ----------------------------------------------------------------------------------------
 
-_PARSE = """SELECT websearch_to_tsquery('english', %(query)s)::text,
-                   tsvector_to_array(to_tsvector('english', %(query)s))"""
-
-# Keyword candidates, bounded whatever the space's size: the GIN index finds up to ranking.KEYWORD_POOL
-# rows holding every word, then (when those are fewer) rows holding any word, each list in table
-# order and never ranked as a whole; only that pool is read and ranked by ts_rank. A space where
-# fewer than ranking.KEYWORD_POOL notes hold any query word (every space of a few thousand notes, for
-# specific words) ranks all its matches, exactly. The tsqueries are literals: each search is planned
-# for its own words (a common word is scanned, a rare one looked up), never from a cached plan.
-_KEYWORD = sql.SQL("""
-WITH pool AS (
-  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
-   WHERE n.tsv @@ {every}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
-   LIMIT %(pool)s)
-  UNION ALL
-  (SELECT n.lineage, n.tsv, n.embedding_model FROM notes n
-   WHERE n.tsv @@ {any}::tsquery AND n.space = ANY(%(spaces)s) AND n.superseded_at IS NULL {filters}
-   LIMIT %(pool)s)
-  LIMIT %(pool)s
-)
-SELECT lineage, ts_rank(tsv, {rank}::tsquery) AS score, coalesce(embedding_model = {model}, false)
-FROM (SELECT DISTINCT ON (lineage) * FROM pool) p
-{phrases}
-ORDER BY score DESC, lineage DESC
-LIMIT %(depth)s
-""")
-_KINDS = sql.SQL("AND n.kind = ANY(%(kinds)s::text[])")
-_TAGS = sql.SQL("AND n.tags @> %(tags)s::text[]")
-
 # Expression and predicate match the model's partial HNSW index (migration 0002); model and
 # dimension are literals so that the planner can prove the predicate, whatever plan it caches.
+# The second model's vectors (lore.store.second_vectors) are `embedding2`, indexed the same way.
 _VECTOR = sql.SQL("""
-SELECT n.lineage, 1 - (n.embedding::vector({dim}) <=> %(vector)s::vector({dim})) AS similarity
+SELECT n.lineage, 1 - (n.{column}::vector({dim}) <=> %(vector)s::vector({dim})) AS similarity
 FROM notes n
-WHERE n.embedding_model = {model} AND n.superseded_at IS NULL AND n.space = ANY(%(spaces)s)
+WHERE n.{model_column} = {model} AND n.superseded_at IS NULL AND n.space = ANY(%(spaces)s)
   AND (%(kinds)s::text[] IS NULL OR n.kind = ANY(%(kinds)s::text[]))
   AND (%(tags)s::text[] IS NULL OR n.tags @> %(tags)s::text[])
-ORDER BY n.embedding::vector({dim}) <=> %(vector)s::vector({dim})
+ORDER BY n.{column}::vector({dim}) <=> %(vector)s::vector({dim})
 LIMIT %(depth)s
 """)
 
@@ -73,7 +57,8 @@ SELECT n.lineage, n.kind, n.title,
        CASE WHEN n.lineage = ANY(%(matched)s) THEN
             ts_headline('english', left(n.body, 4000), %(rank)s::tsquery,
                         'MaxWords={WORDS}, MinWords=12, MaxFragments=1, StartSel=«, StopSel=»')
-            ELSE left(n.body, 600) END
+            ELSE left(n.body, 600) END,
+       CASE WHEN n.happened_at::date <> n.recorded_at::date THEN n.happened_at END
 FROM notes n
 WHERE n.lineage = ANY(%(ids)s) AND n.superseded_at IS NULL
 """
@@ -83,47 +68,6 @@ SELECT note, lexemes, embedding::text FROM irrelevant
 WHERE space = %(space)s AND note = ANY(%(notes)s)
   AND (embedding_model IS NULL OR embedding_model = %(model)s OR %(model)s::text IS NULL)
 """
-
-
-def parse(conn: psycopg.Connection, query: str) -> tuple[Terms | None, list[str]]:
-    """The query's keyword forms (None: only stopwords) and its lexemes (for feedback)."""
-    row = conn.execute(_PARSE, {"query": query}).fetchone()
-    assert row is not None
-    return ranking.terms(row[0] or ""), list(row[1] or [])
-
-
-def keyword_candidates(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    query: str | Terms | None,
-    *,
-    model: str | None,
-    kinds: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-    depth: int = ranking.DEPTH,
-    pool: int = ranking.KEYWORD_POOL,
-) -> list[Candidate]:
-    forms = parse(conn, query)[0] if isinstance(query, str) else query
-    if forms is None:
-        return []
-    params = _filters(spaces, kinds, tags, depth) | {"pool": max(pool, depth)}
-
-    def literal(text: str) -> sql.Literal:  # the statement also has placeholders: keep % literal
-        return sql.Literal(text.replace("%", "%%"))
-
-    statement = _KEYWORD.format(
-        every=literal(forms.every),
-        any=literal(forms.any),
-        rank=literal(forms.rank),
-        model=sql.Literal(model),
-        filters=sql.SQL(" ").join([_KINDS] * bool(kinds) + [_TAGS] * bool(tags)),
-        # candidates match a loosened phrase; only then is the phrase itself checked
-        phrases=sql.SQL("WHERE tsv @@ {}::tsquery").format(literal(forms.rank))
-        if ranking.PHRASE.search(forms.rank)
-        else sql.SQL(""),
-    )
-    rows = conn.execute(statement, params).fetchall()
-    return [Candidate(lineage, float(score), bool(embedded)) for lineage, score, embedded in rows]
 
 
 # Filters (space, kind, tag) apply after the index walk; iterative scans (pgvector 0.8 and later)
@@ -146,9 +90,16 @@ def vector_candidates(
     kinds: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
     depth: int = ranking.DEPTH,
+    second: bool = False,
 ) -> list[Candidate]:
-    statement = _VECTOR.format(dim=sql.Literal(len(vector)), model=sql.Literal(model))
-    params = _filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
+    """The nearest `depth` notes to `vector` by `model` (`second`: the second model's vectors)."""
+    statement = _VECTOR.format(
+        column=sql.Identifier("embedding2" if second else "embedding"),
+        model_column=sql.Identifier("embedding2_model" if second else "embedding_model"),
+        dim=sql.Literal(len(vector)),
+        model=sql.Literal(model),
+    )
+    params = query_filters(spaces, kinds, tags, depth) | {"vector": to_pgvector(vector)}
     # The settings are local to a transaction: the query must run in the same one (an autocommit
     # connection, as the server's pool is, would drop them before the query and scan 40 rows).
     with conn.transaction():
@@ -172,42 +123,6 @@ def _parse_vector(text: str | None) -> tuple[float, ...] | None:
     return tuple(float(x) for x in text.strip("[]").split(","))
 
 
-def _filters(
-    spaces: Sequence[str], kinds: Sequence[str] | None, tags: Sequence[str] | None, depth: int
-) -> dict[str, object]:
-    return {
-        "spaces": list(spaces),
-        "kinds": list(kinds) if kinds else None,
-        "tags": list(tags) if tags else None,
-        "depth": depth,
-    }
-
-
-@dataclass(frozen=True)
-class KeywordPart:
-    """The half of a search that needs no query vector (the tool runs it while the query is embedded)."""
-
-    forms: Terms | None
-    words: list[str]  # the query's lexemes, for feedback
-    candidates: list[Candidate]
-
-
-def keyword_part(
-    conn: psycopg.Connection,
-    spaces: Sequence[str],
-    query: str,
-    *,
-    model: str | None,
-    kinds: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-) -> KeywordPart:
-    """`model`: the embedder's model (marks which matches have a vector to compare), or None."""
-    forms, words = parse(conn, query)
-    return KeywordPart(
-        forms, words, keyword_candidates(conn, spaces, forms, model=model, kinds=kinds, tags=tags)
-    )
-
-
 def search(
     conn: psycopg.Connection,
     spaces: Sequence[str],
@@ -225,12 +140,18 @@ def search(
     nearest: Sequence[Candidate] | None = None,
     trace: ranking.Trace | None = None,
     collapse: bool = True,
+    now: datetime | None = None,
+    second: Sequence[Candidate] = (),
+    second_min: float = 1.0,
 ) -> list[Hit]:
     """Hybrid search over `spaces` (the session's readable spaces). `vector` is the query's
     embedding by `model`, or None (no embedder, or it is down): then keyword only. `keyword` and
     `nearest`: the same query's `keyword_part` and `vector_candidates`, when the caller ran them.
     `trace`: filled in with what the search saw (`lore search --explain`). `collapse`: near
-    duplicates among the hits are shown once (the best ranked), the others named with it."""
+    duplicates among the hits are shown once (the best ranked), the others named with it. A query
+    naming a date or a period (lore.core.when) favours the notes that happened then (`now`: the
+    clock "last week" is counted from). `second`: the second model's nearest notes (a third signal),
+    `second_min` its similarity floor."""
     use_vector = vector is not None and model is not None
     if keyword is None:
         keyword = keyword_part(
@@ -241,8 +162,13 @@ def search(
         nearest = []
         if vector is not None and model is not None:
             nearest = vector_candidates(conn, spaces, vector, model=model, kinds=kinds, tags=tags)
-    fused = ranking.fuse(keyword.candidates, nearest, min_similarity=min_similarity)
-    kept = ranking.threshold(fused, min_similarity=min_similarity)
+    fused = ranking.fuse(
+        keyword.candidates, nearest, min_similarity=min_similarity, second=second, second_min=second_min
+    )
+    named = when.period(query, now or datetime.now(UTC))
+    if named is not None and fused:
+        fused = ranking.favour(fused, happened_in(conn, [r.lineage for r in fused], named))
+    kept = ranking.threshold(fused, min_similarity=min_similarity, second_min=second_min)
     drop = (
         ranking.rejected(rejections(conn, session_space, [r.lineage for r in kept], model), words, vector)
         if kept
@@ -259,7 +185,7 @@ def search(
     if trace is not None:
         trace.keyword, trace.vector, trace.fused = list(keyword.candidates), list(nearest), fused
         trace.min_similarity, trace.limit = min_similarity, limit
-        trace.floor = ranking.relevance_floor(fused, min_similarity=min_similarity)
+        trace.floor = ranking.relevance_floor(fused, min_similarity=min_similarity, second_min=second_min)
         trace.kept, trace.rejected, trace.top = [r.lineage for r in kept], drop, [r.lineage for r in top]
     if not top:
         return []
@@ -271,6 +197,15 @@ def search(
             [r.lineage for r in top], neighbours, hidden, limit=min(ranking.MAX_LINKED, limit)
         )
     return _show(conn, forms, top, linked, folded)
+
+
+_HAPPENED = """SELECT lineage, coalesce(happened_at, recorded_at) FROM notes
+WHERE lineage = ANY(%s) AND superseded_at IS NULL"""
+
+
+def happened_in(conn: psycopg.Connection, lineages: Sequence[int], named: when.Period) -> set[int]:
+    """Which of `lineages` happened in the period `named` (a note's time of event, else its write time)."""
+    return {int(lineage) for lineage, at in conn.execute(_HAPPENED, (list(lineages),)) if named.holds(at)}
 
 
 # Handoffs older than the latest few of their repository (lore.store.notes.HANDOFFS_LISTED) stay
@@ -334,11 +269,11 @@ def _show(
     matched = [r.lineage for r in top if r.matched] if forms is not None else []
     rank = forms.rank if forms is not None else None
     rows = conn.execute(_SHOW, {"rank": rank, "ids": wanted, "matched": matched}).fetchall()
-    shown = {lineage: (kind, title, _clean(text)) for lineage, kind, title, text in rows}
+    shown = {lineage: (kind, title, _clean(text), at) for lineage, kind, title, text, at in rows}
     hits = []
     for r in top:
         if r.lineage in shown:
-            kind, title, text = shown[r.lineage]
+            kind, title, text, at = shown[r.lineage]
             same = (folded or {}).get(r.lineage)
             hits.append(
                 Hit(
@@ -349,14 +284,26 @@ def _show(
                     round(r.score, 3),
                     ranking.why(r),
                     similar=tuple(ids.note(x) for x in same) if same else None,
+                    when=when.day_of(at) if at else None,
                 )
             )
     scores = {r.lineage: r.score for r in top}
     for lineage, link in linked:
         if lineage in shown:
-            kind, title, text = shown[lineage]
+            kind, title, text, at = shown[lineage]
             score = round(0.5 * scores.get(link.hit, 0.0), 3)
-            hits.append(Hit(ids.note(lineage), kind, title, text, score, "linked", link.describe()))
+            hits.append(
+                Hit(
+                    ids.note(lineage),
+                    kind,
+                    title,
+                    text,
+                    score,
+                    "linked",
+                    link.describe(),
+                    when=when.day_of(at) if at else None,
+                )
+            )
     return hits
 
 

@@ -44,7 +44,7 @@ async def remember_fact(
 @tool(
     "Remember note",
     "Store a note (max 32 KiB) for search_notes. kind: brief|product|pattern|tech|active|"
-    "progress|devenv|task|plan|decision|note.",
+    "progress|devenv|task|plan|decision|note; when: ISO date it happened (default now).",
     idempotent=True,  # the same note again writes nothing ("Already remembered as n_N")
 )
 async def remember_note(
@@ -53,10 +53,12 @@ async def remember_note(
     kind: str = "note",
     title: str | None = None,
     tags: list[str] | None = None,
+    when: str | None = None,
 ) -> Annotated[CallToolResult, NoteStored]:
-    """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note."""
+    """kind: brief|product|pattern|tech|active|progress|devenv|task|plan|decision|note; when: ISO
+    8601 date or time it happened (default: now)."""
     rt, here = await session(ctx)
-    done = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags)
+    done = await rt.call(memory.remember_note, here, body, kind=kind, title=title, tags=tags, when=when)
     return result(done.text(), {**done.structured(), "kind": done.item.kind})
 
 

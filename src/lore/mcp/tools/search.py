@@ -21,7 +21,8 @@ def _line(hit: Hit) -> str:
     title = f"{hit.title} — " if hit.title else ""
     why = f"linked: {hit.via}" if hit.via else hit.why
     same = f", +{len(hit.similar)} similar: {', '.join(hit.similar)}" if hit.similar else ""
-    return f"{hit.id} [{hit.kind}] {title}{hit.snippet} ({hit.score:g}, {why}{same})"
+    when = f", {hit.when}" if hit.when else ""
+    return f"{hit.id} [{hit.kind}{when}] {title}{hit.snippet} ({hit.score:g}, {why}{same})"
 
 
 @tool(

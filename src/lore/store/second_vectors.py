@@ -1,0 +1,106 @@
+"""The second model's vectors (`notes.embedding2`): a third signal fused beside the keywords and the
+first model's vectors (docs/design.md, Retrieval). Filled like the first (lore.store.embed_worker):
+off the write path, once a note's context is known, from the same text.
+
+Its indexes (the model's HNSW index and the rows still waiting for a vector) are made on first use:
+a lore without a second model pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from lore.embeddings import to_pgvector
+from lore.embeddings.runner import Runner
+from lore.store.embed_worker import BATCH, note_text
+
+_PENDING = """
+SELECT version_id, title, tags, body, context_before FROM notes
+WHERE embedding2 IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
+ORDER BY version_id LIMIT %s
+"""
+_STALE = """
+SELECT version_id, title, tags, body, context_before FROM notes
+WHERE superseded_at IS NULL AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s
+"""
+_FILL = """UPDATE notes SET embedding2 = %s::vector, embedding2_model = %s
+WHERE version_id = %s AND superseded_at IS NULL AND {guard}"""
+_WAITING = sql.SQL(
+    "CREATE INDEX IF NOT EXISTS notes_unembedded2 ON notes (version_id) "
+    "WHERE embedding2 IS NULL AND superseded_at IS NULL"
+)
+_made: set[tuple[str, str]] = set()  # (database, model) whose indexes this process has seen made
+
+
+def index_name(model: str) -> str:
+    return "notes_hnsw2_" + hashlib.sha256(model.encode()).hexdigest()[:12]
+
+
+def ensure_indexes(conn: psycopg.Connection, model: str, dim: int) -> None:
+    """The model's HNSW index over `embedding2` and the index of rows waiting for one."""
+    key = (conn.info.dsn, model)
+    if key in _made:
+        return
+    hnsw = sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {name} ON notes "
+        "USING hnsw ((embedding2::vector({dim})) vector_cosine_ops) "
+        "WHERE embedding2_model = {model} AND superseded_at IS NULL"
+    ).format(name=sql.Identifier(index_name(model)), dim=sql.Literal(dim), model=sql.Literal(model))
+    for statement in (_WAITING, hnsw):
+        try:
+            with conn.transaction():
+                conn.execute(statement)
+        except psycopg.errors.UniqueViolation:  # another process made it at the same moment
+            pass
+    _made.add(key)
+
+
+def embed_batch(
+    conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
+) -> int:
+    """Embed rows (version_id, title, tags, body, context) with the second model and store them."""
+    model = runner.model
+    if model is None or not rows:
+        return 0
+    texts = [note_text(title, tags or (), body, before) for _, title, tags, body, before in rows]
+    vectors = runner.batch(texts)  # no transaction is open while the embedder works
+    ensure_indexes(conn, model, len(vectors[0]))
+    guard = sql.SQL("true" if replace else "embedding2 IS NULL")
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(
+            sql.SQL(_FILL).format(guard=guard),
+            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
+        )
+    return len(rows)
+
+
+def embed_pending(conn: psycopg.Connection, runner: Runner, limit: int = BATCH) -> int:
+    model = runner.model
+    if model is None:
+        return 0
+    embedder = runner.embedder
+    ensure_indexes(conn, model, (embedder.dim if embedder is not None else None) or 384)
+    rows = conn.execute(_PENDING, (limit,)).fetchall()
+    conn.commit()
+    return embed_batch(conn, runner, rows, replace=False)
+
+
+def reindex(conn: psycopg.Connection, runner: Runner, *, everything: bool = False, batch: int = 64) -> int:
+    """Embed every current note without a second vector of `runner`'s model (all with `everything`)."""
+    model = runner.model
+    if model is None:
+        return 0
+    against, done, last = ("" if everything else model), 0, 0
+    while True:
+        rows = conn.execute(_STALE, (against, last, batch)).fetchall()
+        conn.commit()
+        if not rows:
+            return done
+        done += embed_batch(conn, runner, rows, replace=True)
+        last = rows[-1][0]
