@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from lore.core import files, probes
 from lore.core.config import expand_user
+from lore.core.errors import InvalidInput
 
 CLIENT_ENV_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "WORKSPACE_FOLDER_PATHS")
 
@@ -36,10 +37,33 @@ class GitInfo:
         return self.main_toplevel != self.toplevel
 
 
+# The longest workspace path lore takes (Linux's PATH_MAX); a longer one is not a directory.
+MAX_WORKSPACE = 4096
+
+
 @dataclass(frozen=True)
 class WorkspaceSignal:
+    """Where a session is, and who said so. Every entry point (the hooks, `--workspace`, MCP roots and
+    the X-Lore-Workspace header, `/api`'s `workspace`, the web page's `lore which`) builds one, so the
+    path's check lives here, once: a path over MAX_WORKSPACE characters or with a control character
+    (a NUL, a newline, an escape) names no directory and is refused before anything reads it."""
+
     path: Path
     source: str  # "--workspace", "env CLAUDE_PROJECT_DIR", "MCP roots", "cwd"
+
+    def __post_init__(self) -> None:
+        check_path(str(self.path), self.source)
+
+
+def check_path(value: str, source: str = "the workspace") -> str:
+    """`value` when it can name a directory; InvalidInput (what, and what to do) when it cannot."""
+    if len(value) > MAX_WORKSPACE or any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise InvalidInput(
+            f"the workspace ({source}) is not a directory path (over {MAX_WORKSPACE:,} characters, "
+            "or a control character)",
+            "name the directory the agent works in (an absolute path)",
+        )
+    return value
 
 
 # The most of one git file (`.git`, `commondir`, `gitdir`, `config`) lore reads; a larger one is

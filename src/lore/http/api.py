@@ -46,6 +46,7 @@ from starlette.responses import JSONResponse, Response
 from lore.core import local_secret, users
 from lore.core.errors import InvalidInput, LoreError, Refused, TooLarge
 from lore.core.session import SessionContext
+from lore.core.workspace import check_path
 from lore.http import api_data, api_facts, api_memory, api_work, guard, hook_routes
 from lore.http.guard import foreign_origin
 from lore.service import accounts, wire
@@ -191,11 +192,7 @@ def register(server: MCPServer[Any], state: Runtime, *, sign_in: bool, secret: s
                 "no workspace: pass ?workspace=<project dir> or the X-Lore-Workspace header",
                 "name the directory the agent works in (an absolute path)",
             )
-        if len(value) > 4096 or any(ord(ch) < 32 for ch in value):
-            raise InvalidInput(
-                "the workspace is not a directory path (over 4,096 characters, or a control character)",
-                "name the directory the agent works in (an absolute path)",
-            )
+        check_path(value, "api workspace")
         remotes = remotes or request.headers.get(REMOTE_HEADER)
         if source == "api" and request.headers.get(CLIENT_HEADER) == "cli":
             source = "cli"

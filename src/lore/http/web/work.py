@@ -17,7 +17,7 @@ from lore.core.config import stale_paths
 from lore.core.errors import InvalidInput, LoreError
 from lore.core.rows import Counts, Handoff, Message
 from lore.core.session import Acting
-from lore.core.workspace import WorkspaceSignal
+from lore.core.workspace import MAX_WORKSPACE, WorkspaceSignal
 from lore.http.web import svg
 from lore.service import handoffs, log, overview, work
 
@@ -76,9 +76,8 @@ async def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | Non
     """`lore which DIR` on the page: the space a directory resolves to, and why (or the error)."""
     if not directory:
         return None
-    out: dict[str, Any] = {"dir": directory[:4096], "error": None, "hint": "", "space": None, "reads": []}
-    if len(directory) > 4096 or "\x00" in directory:
-        return out | {"error": "That is not a directory path."}
+    shown = directory[:MAX_WORKSPACE]
+    out: dict[str, Any] = {"dir": shown, "error": None, "hint": "", "space": None, "reads": []}
     try:
         # In sign-in mode the directory is on the person's machine: resolved as written (Runtime.resolve).
         signal = WorkspaceSignal(Path(directory), "web")  # its git files are read off the event loop
