@@ -267,7 +267,6 @@ class Recalled:
         return render.recall(
             self.facts,
             space=self.space,
-            workspace_name=self.workspace_name,
             max_chars=max_chars,
             total=self.total,
             header=self.header,

@@ -24,7 +24,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from lore.core import render, users
+from lore.core import last_session, render, users
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.core.session import Origin
@@ -116,7 +116,7 @@ class UI:
         self.templates.filters["q"] = lambda value: quote(str(value), safe="")
         self.templates.filters["iso"] = _iso
         self.templates.filters["count"] = render.counted
-        self.templates.globals["changes_line"] = render.changes_line
+        self.templates.globals["changes_line"] = last_session.changes_line
         self.templates.filters["path"] = path_html
 
     # --- responses ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lore.core import inbox, injection, render
+from lore.core import inbox, injection, measure
 from lore.core.config import Config
 from lore.core.errors import StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome
@@ -87,6 +87,6 @@ def prompt(
         event_key=event_key,
     )
     row["shown"] = [m.id for m in messages] + [t.id for t in tasks]
-    row["chars"] = render.size(text)
+    row["chars"] = measure.size(text)
     made, failure = records.write(port, row, config.retention_days)
     return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, made, failure)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from lore.core import injection, render
+from lore.core import injection, last_session, render
 from lore.core.config import Config
 from lore.core.errors import LoreError, StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome, agent_line
@@ -120,6 +120,6 @@ def _valid_until(next_change: object, snap: Snapshot, config: Config) -> datetim
     last = snap.last
     if last is not None:
         then = last.handoff.updated_at
-        times.append(render.ago_changes(then, last.now))
+        times.append(last_session.ago_changes(then, last.now))
         times.append(then + timedelta(hours=max(0, config.handoff_max_age_hours)))
     return min(times) if times else None
