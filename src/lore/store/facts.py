@@ -138,10 +138,12 @@ def _params(
     }
 
 
+# The facts in lore_facts_ordered's own order (WITH ORDINALITY; nothing above sorts them again).
 _PAGE = f"""SELECT t.total, f.* FROM (
     SELECT count(*) AS total FROM lore_facts_visible(%(spaces)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS t
-LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM lore_facts_ordered(
-    %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS f ON true"""
+LEFT JOIN LATERAL (SELECT {_COLUMNS}, ordinality FROM lore_facts_ordered(
+    %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s) WITH ORDINALITY) AS f ON true
+ORDER BY f.ordinality"""
 
 
 def page(
@@ -153,7 +155,7 @@ def page(
     prefer_subject: str | None = None,
     limit: int = 1000,
 ) -> tuple[list[Fact], int]:
-    """Facts visible from `when` (see timeline.py), the first `limit` in render order, and how many
+    """Facts visible from `when` (see timeline.py), the first `limit` in the order shown, and how many
     there are in all, in one round trip. The order: those about `prefer_subject` first, then those
     with no subject, then the rest; newest belief first within each. Filter and order are the SQL
     functions lore_facts_visible and lore_facts_ordered (migration 0006), shared with the
@@ -161,7 +163,11 @@ def page(
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(_PAGE, _params(spaces, when, subject, prefer_subject, limit)).fetchall()
     total = int(rows[0]["total"]) if rows else 0
-    found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
+    found = [
+        Fact(**{k: v for k, v in r.items() if k not in ("total", "ordinality")})
+        for r in rows
+        if r["lineage"] is not None
+    ]
     return found, total
 
 
