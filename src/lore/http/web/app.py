@@ -27,11 +27,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from lore.core import render, users
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, LoreError, NotFound
-from lore.core.session import Origin
 from lore.http import guard
 from lore.http.web import sessions
 from lore.http.web.sessions import Session, SignInLink
-from lore.service import accounts, overview
+from lore.service import accounts, forms, pages
 from lore.service.runtime import Runtime
 
 log = logging.getLogger("lore.http.web")
@@ -88,8 +87,10 @@ class Viewer:
             raise NotFound(f"No space {name!r} among yours.", "Pick one of the spaces listed on Spaces.")
         return full
 
-    def origin(self, space_id: str) -> Origin:
-        return Origin(space_id, SOURCE, None)
+    @property
+    def person(self) -> forms.Person:
+        """Who fills in a form: their spaces, and `web` as the source of what they write."""
+        return forms.Person(self.ids, SOURCE)
 
 
 class UI:
@@ -143,14 +144,13 @@ class UI:
             ctx["done"] = flash.get(request.query_params.get("done", ""))
         return self.html(request, template, status, viewer=viewer, csrf=viewer.csrf, **ctx)
 
-    async def shown_space(self, request: Request, viewer: Viewer) -> str:
-        """The space a page of one space shows: the one its URL names; else the one the person's
-        agents wrote to last (facts, notes, handoffs), else the default space. Every such page
-        (Facts, Tasks, Messages, Sessions, Tidy, Log) opens on the same one."""
+    def pick(self, request: Request, viewer: Viewer) -> pages.Pick:
+        """The space a page of one space shows (lore.service.pages.Pick): the one its URL names;
+        else, among several, the one the person's agents wrote to last, else the default space."""
         named = request.query_params.get("space")
         if named or len(viewer.ids) < 2:
-            return viewer.space_id(named)
-        return await self.state.call(overview.last_used, list(viewer.ids)) or viewer.space_id(None)
+            return pages.Pick(viewer.space_id(named), (), viewer.space_id(named))
+        return pages.Pick(None, viewer.ids, viewer.space_id(None))
 
     def space_page(
         self,
