@@ -10,9 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar, Self
 
 import psycopg
 import pytest
+from psycopg.pq import TransactionStatus
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -67,10 +69,23 @@ def _seed(conn: psycopg.Connection, project: Path, config: Config) -> Seeded:
     return Seeded([f.id for f in made], [n.id for n in written], task.id, record)
 
 
+class _Watched(psycopg.Cursor[Any]):
+    """A cursor that notes each statement run outside a transaction block (autocommit: a
+    transaction of its own)."""
+
+    alone: ClassVar[list[str]] = []
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Self:
+        if self.connection.info.transaction_status == TransactionStatus.IDLE:
+            _Watched.alone.append(str(query)[:200])
+        return super().execute(query, params, **kwargs)
+
+
 @pytest.fixture
 def counted(lore_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Runtime, list[int]]]:
     """A local-mode runtime whose every pooled connection is counted (what `transact` and every
-    use case reach the database through)."""
+    use case reach the database through), and whose every statement is watched (_Watched.alone:
+    those run outside a transaction block)."""
     project = tmp_path / "proj"
     for name in ("work", "home"):
         (project / name).mkdir(parents=True)
@@ -88,7 +103,11 @@ def counted(lore_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Runtime,
     def connection() -> Iterator[psycopg.Connection]:
         taken.append(1)
         with real() as conn:
-            yield conn
+            conn.cursor_factory = _Watched
+            try:
+                yield conn
+            finally:
+                conn.cursor_factory = psycopg.Cursor
 
     rt.connection = connection  # type: ignore[method-assign]
     try:
@@ -158,17 +177,21 @@ def test_every_page_and_every_form_is_one_transaction(
     client = _signed_in(rt)
     csrf = _csrf(client)
     seen: dict[str, int] = {}
+    alone: dict[str, list[str]] = {}
     for _, url in pages:
         taken.clear()
+        _Watched.alone.clear()
         answer = client.get(url)
         assert answer.status_code == 200, f"{url}: {answer.status_code} {answer.text[:500]}"
-        seen[f"GET {url}"] = len(taken)
+        seen[f"GET {url}"], alone[f"GET {url}"] = len(taken), list(_Watched.alone)
     for _, url, form in forms:
         taken.clear()
+        _Watched.alone.clear()
         answer = client.post(url, data={**form, "csrf": csrf})
         assert answer.status_code == 303, f"{url}: {answer.status_code} {answer.text[:500]}"
-        seen[f"POST {url}"] = len(taken)
-    assert seen == dict.fromkeys(seen, 1)
+        seen[f"POST {url}"], alone[f"POST {url}"] = len(taken), list(_Watched.alone)
+    assert seen == dict.fromkeys(seen, 1)  # one connection each,
+    assert alone == {key: [] for key in alone}  # and on it, one transaction
 
 
 def test_a_form_never_writes_an_item_of_another_persons_space(

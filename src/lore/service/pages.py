@@ -17,7 +17,7 @@ import psycopg
 from lore.core import ranking
 from lore.core.injection import Injection, Usage
 from lore.core.ranking import Hit
-from lore.core.rows import Fact, Forgotten, Handoff, Message, Note, Task
+from lore.core.rows import Counts, Fact, Forgotten, Handoff, Message, Note, Seen, Task
 from lore.core.tidy import Report
 from lore.service import handoffs, log, memory, overview, retrieval, search, tidy, work
 from lore.service.runtime import Runtime
@@ -86,6 +86,11 @@ def _of_space(rt: Runtime, pick: Pick, load: Callable[[Runtime, str], T]) -> OfS
         return OfSpace(space, load(same, space))
 
     return read(rt, both)
+
+
+def spaces(rt: Runtime, ids: Sequence[str]) -> tuple[dict[str, Counts], list[Seen]]:
+    """The Spaces page: what each space holds, and the workspaces that wrote into them."""
+    return read(rt, lambda same: overview.spaces(same, ids))
 
 
 # --- facts ----------------------------------------------------------------------------------------

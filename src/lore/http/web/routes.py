@@ -14,7 +14,7 @@ from lore.http.web import memory, tidy, work
 from lore.http.web.app import HEADERS, UI, Page
 from lore.service.runtime import Runtime
 
-# Every page (GET: one use case of lore.service.pages, or overview.spaces) and every form (POST: one
+# Every page (GET: one use case of lore.service.pages) and every form (POST: one
 # of lore.service.forms, memory.remember_fact or lore.service.tidy), each behind the guard.
 PAGES: dict[str, Page] = {
     "/spaces": work.spaces_page,

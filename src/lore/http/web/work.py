@@ -18,7 +18,7 @@ from lore.core.errors import InvalidInput, LoreError
 from lore.core.rows import Counts, Handoff, Message
 from lore.core.workspace import MAX_WORKSPACE, WorkspaceSignal
 from lore.http.web import svg
-from lore.service import forms, overview, pages
+from lore.service import forms, pages
 
 if TYPE_CHECKING:
     from lore.http.web.app import UI, Viewer
@@ -35,7 +35,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     config = viewer.config
     # In sign-in mode paths name directories on each user's own machine: the server cannot check them.
     stale = set() if ui.sign_in else set(stale_paths(config, viewer.env))
-    counts, seen = await ui.state.call(overview.spaces, config.ids)
+    counts, seen = await ui.state.call(pages.spaces, config.ids)
     flows = [
         svg.Flow(viewer.name(s.id), viewer.name(r), "reads") for s in config.spaces for r in s.reads_from
     ]
