@@ -7,7 +7,7 @@ is the same use case the MCP tools call (lore.service.memory, .search, .work), r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -15,10 +15,11 @@ from lore.core.errors import Refused
 from lore.core.rows import Fact, Note, Task
 from lore.core.session import Acting, Origin
 from lore.core.timeline import parse_time
-from lore.service import memory, retrieval, search, work
+from lore.core.users import Principal
+from lore.service import accounts, memory, retrieval, search, work
 from lore.service.pages import write
 from lore.service.runtime import Runtime
-from lore.store import graph
+from lore.store import auth, graph
 
 
 @dataclass(frozen=True)
@@ -130,5 +131,25 @@ def move_task(rt: Runtime, person: Person, task_id: object, status: str, note: s
         task, _ = work.task(same, person.spaces, task_id)
         work.update_task(same, person.acting(task.space), task_id, status, note)
         return task
+
+    return write(rt, act)
+
+
+def web_session(
+    rt: Runtime, token: str, secret: str, client_id: str, until: Callable[[Principal], datetime]
+) -> tuple[Principal, datetime] | None:
+    """Sign-in mode's sign-in form: the personal token checked and a web session (`secret`, a child
+    of that token, ending at `until(principal)`) started for its user, in one transaction. None: not
+    a valid personal token (nothing written; what does not look like one never reaches the database)."""
+    if not auth.looks_like_token(token):
+        return None
+
+    def act(same: Runtime) -> tuple[Principal, datetime] | None:
+        principal = accounts.verify(same, token, ("personal",))
+        if principal is None:
+            return None
+        end = until(principal)
+        accounts.start_web_session(same, principal, secret, client_id, end)
+        return principal, end
 
     return write(rt, act)

@@ -30,7 +30,7 @@ from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.http import guard
 from lore.http.web import sessions
 from lore.http.web.sessions import Session, SignInLink
-from lore.service import accounts, forms, pages
+from lore.service import forms, pages
 from lore.service.runtime import Runtime
 
 log = logging.getLogger("lore.http.web")
@@ -103,7 +103,7 @@ class UI:
         self.local_secret = None if sign_in else local_secret
         self.https = base_url.startswith("https://")
         self.store: sessions.Store = (
-            sessions.DatabaseSessions(state) if sign_in else sessions.MemorySessions()
+            sessions.DatabaseSessions(state) if sign_in else sessions.MemorySessions(state)
         )
         self.link: SignInLink | None = None if sign_in else SignInLink()
         self.templates = jinja2.Environment(
@@ -276,18 +276,22 @@ class UI:
         if not expected or not await self.csrf_ok(request, expected):
             return self.refuse(request, "Refused: this sign-in form is stale or came from another site.")
         code, token = str(form.get("code", "")).strip(), str(form.get("token", "")).strip()
-        principal: users.Principal | None = None
+        session: Session | None
         if code and self.link is not None:
             if not self.link.consume(code):
                 error = _LINK_EXPIRED if self.link.expired and not self.link.used else _LINK_USED
                 return self.sign_in_form(request, status=401, error=error, then=form.get("next"))
+            session = await self.store.start()
         elif self.local_secret is None or not hmac.compare_digest(token.encode(), self.local_secret.encode()):
-            principal = await self.state.call(accounts.verify, token, ("personal",))
-            if principal is None:
+            session = await self.store.sign_in(
+                token
+            )  # the token checked, the session started: one transaction
+            if session is None:
                 return self.sign_in_form(
                     request, status=401, error=self.refused_token(), then=form.get("next")
                 )
-        session = await self.store.start(principal)
+        else:
+            session = await self.store.start()
         response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=HEADERS)
         ttl = int(sessions.TTL.total_seconds())
         self.set_cookie(request, response, self.cookie_name(request), session.secret, ttl, "/")
