@@ -3,8 +3,9 @@ through (session cookie, CSRF on every POST, loopback Host in local mode), rende
 checks it shares with the JSON API (Host, Origin, body size, the status of each error) are
 lore.request_guard's.
 
-The pages themselves live in lore.web.memory (facts, notes) and lore.web.work (spaces, tasks,
-messages); they only parse, call the same core functions as the MCP tools, and render.
+The pages themselves live in lore.http.web.memory (facts, notes), .work (spaces, tasks, messages,
+sessions, log) and .tidy; they only parse, call one use case each (lore.service.pages for a page,
+lore.service.forms for a form: one transaction each), and render.
 """
 
 from __future__ import annotations
@@ -283,9 +284,8 @@ class UI:
                 return self.sign_in_form(request, status=401, error=error, then=form.get("next"))
             session = await self.store.start()
         elif self.local_secret is None or not hmac.compare_digest(token.encode(), self.local_secret.encode()):
-            session = await self.store.sign_in(
-                token
-            )  # the token checked, the session started: one transaction
+            # the token checked and (sign-in mode) the session started: one transaction
+            session = await self.store.sign_in(token)
             if session is None:
                 return self.sign_in_form(
                     request, status=401, error=self.refused_token(), then=form.get("next")
