@@ -76,7 +76,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "reads-from-both-ways",
         "reads_from is one-way: a space that is read does not read its reader",
-        "src/lore/core/config.py",
+        "src/lore/core/config/model.py",
         (
             (
                 "        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()))))\n",
@@ -258,7 +258,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "config-never-reloaded",
         "the config file is read again when its stat signature changes",
-        "src/lore/core/config.py",
+        "src/lore/core/config/load.py",
         (
             (
                 "            if self.loads == 0 or signature != self._signature:\n",
