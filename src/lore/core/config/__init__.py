@@ -2,7 +2,8 @@
 
 Light on purpose (stdlib + platformdirs): the session-start hook imports it. Every error names the
 file, the line where it can be found, and the fix. One module per reason to change, and this one
-the import surface every caller uses (`from lore.core.config import Config, load_config`):
+the import surface every caller uses (`from lore.core.config import Config, load_config`; the limits
+and defaults are `model`'s, the TOML keys' patterns `parse`'s):
 
 - `model`: what a valid config is (frozen dataclasses, defaults and limits, the starter file);
 - `parse`: a file's TOML text to a Config, each key and value validated, errors with their line;
@@ -21,34 +22,11 @@ from lore.core.config.load import (
     load_config,
     read_config_text,
 )
-from lore.core.config.model import (
-    DEFAULT_HANDOFF_HOURS,
-    DEFAULT_MAX_CHARS,
-    DEFAULT_RETENTION_DAYS,
-    MAX_HANDOFF_HOURS,
-    MAX_MAX_CHARS,
-    MAX_RETENTION_DAYS,
-    MIN_MAX_CHARS,
-    STARTER_CONFIG,
-    Config,
-    EmbedderSettings,
-    SpaceConfig,
-    foreign,
-    local_only,
-)
-from lore.core.config.parse import FOREIGN_RE, MAX_FOREIGN, parse_config
+from lore.core.config.model import STARTER_CONFIG, Config, EmbedderSettings, SpaceConfig, foreign, local_only
+from lore.core.config.parse import parse_config
 
 __all__ = [
-    "DEFAULT_HANDOFF_HOURS",
-    "DEFAULT_MAX_CHARS",
-    "DEFAULT_RETENTION_DAYS",
-    "FOREIGN_RE",
     "MAX_CONFIG_BYTES",
-    "MAX_FOREIGN",
-    "MAX_HANDOFF_HOURS",
-    "MAX_MAX_CHARS",
-    "MAX_RETENTION_DAYS",
-    "MIN_MAX_CHARS",
     "STARTER_CONFIG",
     "Config",
     "EmbedderSettings",

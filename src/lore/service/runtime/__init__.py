@@ -22,17 +22,10 @@ import logging
 import os
 import uuid
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Concatenate, Literal, ParamSpec, TypeVar
 
 import anyio
-import psycopg
-from psycopg_pool import ConnectionPool
 
-from lore.core.config import Config
-from lore.core.session import SessionContext
-from lore.core.workspace import WorkspaceSignal
-from lore.db import connect as db
 from lore.service.runtime.configs import Configs
 from lore.service.runtime.connections import Connections
 from lore.service.runtime.listeners import poll_seconds, replies
@@ -76,8 +69,26 @@ class Runtime:
         self.clients = ClientNames(self.connections.transact)
         # Every send_message that waits shares one LISTEN connection (attached by the server's lifespan).
         self.replies: Replies = replies(env, self.connections.listen_url, self.connections.run)
+        # The parts' own functions, under the names the use cases and adapters call them by (a
+        # reader's "go to definition" lands in the part that does the work):
+        connections, configs, sessions = self.connections, self.configs, self.sessions
+        self.transact = connections.transact  # `fn(conn, *args, **kwargs)` on a pooled connection
+        self.run = connections.run  # the same on a worker thread (the event loop never waits)
+        self.connection = connections.connection  # a pooled connection (a context manager)
+        self.pool = connections.pool  # opened on first use, migrated once
+        self.target = connections.target  # which database, and its plan (pooler, LISTEN)
+        self.database_url = connections.database_url  # the pool's connection string
+        self.listen_url = connections.listen_url  # where this process's LISTEN goes, if anywhere
+        self.warm = connections.warm  # start the database in the background
+        self.user = configs.user  # the signed-in user of the request (sign-in mode), else None
+        self.config = configs.current  # the config of the current call
+        self.scope = configs.scope  # (config, environment, cache prefix) of the current request
+        self.command_session = sessions.command_session  # a `lore` command's session
+        self.session_for = sessions.session_for  # a session for a workspace a client names
+        self.resolve = sessions.resolve  # a workspace signal to a session, cached for a moment
+        self.client_id = self.clients.client_id  # lore's id for the name a client gave
 
-    # --- running use cases and functions on a connection -------------------------------------
+    # --- running use cases ----------------------------------------------------------------------
 
     async def call(
         self, use_case: Callable[Concatenate[Runtime, P], T], /, *args: P.args, **kwargs: P.kwargs
@@ -88,47 +99,7 @@ class Runtime:
         calls `lore.service.memory.remember`); the type checker holds the arguments to its own."""
         return await anyio.to_thread.run_sync(lambda: use_case(self, *args, **kwargs))
 
-    def transact(
-        self, fn: Callable[Concatenate[psycopg.Connection, P], T], /, *args: P.args, **kwargs: P.kwargs
-    ) -> T:
-        """`fn(conn, *args, **kwargs)` on a pooled connection (Connections.transact: errors
-        translated, run again after a deadlock). `fn` is a store function or a lambda over one: a
-        reader looking for what a call writes follows `fn`, e.g. `rt.transact(client_names.record,
-        name, version)` or `rt.transact(lambda conn: facts.remember(conn, origin, text))`."""
-        return self.connections.transact(fn, *args, **kwargs)
-
-    async def run(
-        self, fn: Callable[Concatenate[psycopg.Connection, P], T], /, *args: P.args, **kwargs: P.kwargs
-    ) -> T:
-        """`transact(fn, *args, **kwargs)` on a worker thread (the event loop never waits on the
-        database)."""
-        return await self.connections.run(fn, *args, **kwargs)
-
-    def connection(self) -> AbstractContextManager[psycopg.Connection]:
-        """A pooled connection (Connections.connection)."""
-        return self.connections.connection()
-
-    # --- the database ------------------------------------------------------------------------
-
-    def pool(self) -> ConnectionPool:
-        """The pool, opened on first use (Connections.pool)."""
-        return self.connections.pool()
-
-    def target(self) -> db.Target:
-        """Which database, and its plan (Connections.target)."""
-        return self.connections.target()
-
-    def database_url(self) -> str:
-        """The pool's connection string."""
-        return self.connections.database_url()
-
-    def listen_url(self) -> str | None:
-        """Where a LISTEN connection of this process goes (Connections.listen_url)."""
-        return self.connections.listen_url()
-
-    def warm(self) -> None:
-        """Start the database in the background so the first tool call does not wait for it."""
-        self.connections.warm()
+    # --- the database opened, and closing ------------------------------------------------------
 
     def _opened(self) -> None:
         """A new pool opened: in local mode, the writes this machine's hooks kept in the spool while
@@ -187,45 +158,6 @@ class Runtime:
         from lore.store.accounts import Accounts
 
         self.configs.sign_in(Accounts(self.connections.pool), identity)
-
-    def user(self) -> str | None:
-        """The signed-in user of the current request in sign-in mode; None in local mode."""
-        return self.configs.user()
-
-    def config(self) -> Config:
-        """The config of the current call (Configs.current)."""
-        return self.configs.current()
-
-    async def scope(self) -> tuple[Config, Mapping[str, str], str]:
-        """(config, environment to resolve with, cache prefix) for the current request."""
-        return await self.configs.scope()
-
-    # --- sessions and clients ----------------------------------------------------------------
-
-    def command_session(self, workspace: str | None, source: str = "cli") -> SessionContext:
-        """The session of a `lore` command (Sessions.command_session)."""
-        return self.sessions.command_session(workspace, source)
-
-    async def session_for(
-        self, workspace: str, source: str, rule: str, remotes: str | None = None
-    ) -> SessionContext:
-        """A session for a workspace named by the client (Sessions.session_for)."""
-        return await self.sessions.session_for(workspace, source, rule, remotes)
-
-    def resolve(
-        self,
-        signal: WorkspaceSignal,
-        config: Config,
-        env: Mapping[str, str],
-        source: str,
-        remotes: str | None = None,
-    ) -> SessionContext:
-        """The session for a workspace, cached for a moment (Sessions.resolve)."""
-        return self.sessions.resolve(signal, config, env, source, remotes)
-
-    def client_id(self, name: str, version: str | None) -> str:
-        """lore's id for the name a client gave (ClientNames.client_id)."""
-        return self.clients.client_id(name, version)
 
 
 def first_error(group: BaseExceptionGroup) -> BaseException:
