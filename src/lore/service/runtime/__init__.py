@@ -12,8 +12,13 @@ A Runtime composes parts with one reason to change each, and hands them out:
 - `rt.retrieval`: the embedder and its background worker (lore.service.retrieval creates it);
 - the metrics are lore.service.metrics (process-wide).
 
-Its methods of the same names (`rt.transact`, `rt.config()`, `rt.command_session()`...) are thin
-delegations, kept for the use cases and adapters that take a whole Runtime.
+`rt.transact`, `rt.config()`, `rt.command_session()`... are the parts' own functions handed on
+(set in `__init__`), for the use cases and adapters that take a whole Runtime.
+
+Following a call: `await rt.call(use_case, *args)` runs `use_case(rt, *args)` and
+`rt.transact(fn, *args)` runs `fn(conn, *args)`; the callee is the first argument, typed
+(ParamSpec: the type checker holds the arguments to the callee's own). Where a lambda stands there
+(`rt.transact(lambda conn: facts.remember(conn, ...))`), the store function inside it is the callee.
 """
 
 from __future__ import annotations
@@ -95,8 +100,8 @@ class Runtime:
     ) -> T:
         """`use_case(self, *args, **kwargs)` on a worker thread: what the async adapters (MCP tools,
         /api, the web UI) do with each call. `use_case` is a plain function of lore.service taking
-        this runtime first, named at the call site (`await rt.call(memory.remember, session, text)`
-        calls `lore.service.memory.remember`); the type checker holds the arguments to its own."""
+        this runtime first, named at the call site (`await rt.call(work.file_task, here, title, body)`
+        calls `lore.service.work.file_task`); the type checker holds the arguments to its own."""
         return await anyio.to_thread.run_sync(lambda: use_case(self, *args, **kwargs))
 
     # --- the database opened, and closing ------------------------------------------------------
