@@ -128,7 +128,7 @@ def ui(
     config = userconfig.load(conn, "alice").config if sign_in else rt.config()
     seeded = _seed(conn, project, config, "alice" if sign_in else "")
     taken: list[int] = []
-    real = rt.connection
+    real = rt.connections.connection  # what rt.transact takes its connections from
 
     @contextmanager
     def connection() -> Iterator[psycopg.Connection]:
@@ -140,7 +140,7 @@ def ui(
             finally:
                 conn.cursor_factory = psycopg.Cursor
 
-    rt.connection = connection  # type: ignore[method-assign]
+    rt.connections.connection = connection  # type: ignore[method-assign]
     try:
         client = _signed_in(rt, sign_in, secret, taken)
         yield UI(client, _csrf(client), seeded, project, taken, sign_in)

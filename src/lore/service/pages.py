@@ -6,7 +6,6 @@ page shows what they would say, read at one moment. The forms' use cases are lor
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -30,10 +29,8 @@ READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 def within(rt: Runtime, conn: psycopg.Connection) -> Runtime:
     """`rt`, whose every transaction is `conn`'s current one: the use cases a page or a form is made
     of run as one unit (one connection; an error rolls back all of it)."""
-    retrieval.retrieval(rt)  # made once, on the process's runtime (never on this copy alone)
-    same = copy.copy(rt)
-    same.transact = lambda fn: fn(conn)  # type: ignore[method-assign]
-    return same
+    retrieval.retrieval(rt)  # made once, on the process's runtime (never on the pinned one alone)
+    return rt.pinned(conn)
 
 
 def read(rt: Runtime, load: Callable[[Runtime], T]) -> T:

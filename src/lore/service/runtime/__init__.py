@@ -23,6 +23,7 @@ Following a call: `await rt.call(use_case, *args)` runs `use_case(rt, *args)` an
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import uuid
@@ -38,6 +39,8 @@ from lore.service.runtime.sessions import REMOTE_HEADER, WORKSPACE_HEADER, Clien
 from lore.store.replies import Replies
 
 if TYPE_CHECKING:
+    import psycopg
+
     from lore.store.accounts import Accounts
     from lore.store.embed_worker import Retrieval
 
@@ -103,6 +106,20 @@ class Runtime:
         this runtime first, named at the call site (`await rt.call(work.file_task, here, title, body)`
         calls `lore.service.work.file_task`); the type checker holds the arguments to its own."""
         return await anyio.to_thread.run_sync(lambda: use_case(self, *args, **kwargs))
+
+    def pinned(self, conn: psycopg.Connection) -> Runtime:
+        """This runtime, every transaction of which is `conn`'s current one: the use cases a web page
+        or a form is made of run as one unit (one connection, one snapshot; an error rolls back all
+        of it). The process's retrieval, configs and sessions are shared, not copied."""
+        same = copy.copy(self)
+
+        def transact(
+            fn: Callable[Concatenate[psycopg.Connection, P], T], /, *args: P.args, **kwargs: P.kwargs
+        ) -> T:
+            return fn(conn, *args, **kwargs)
+
+        same.transact = transact
+        return same
 
     # --- the database opened, and closing ------------------------------------------------------
 
