@@ -31,6 +31,19 @@ Vector = tuple[str, Sequence[float]]  # (the model that made it, the vector)
 VERSIONS = Versioned("facts", "fact", _COLUMNS, Fact, ids.fact, "fact_lineage_seq", "recall_facts", "revise")
 
 
+def remember(
+    conn: psycopg.Connection,
+    origin: Origin,
+    statement: str,
+    *,
+    subject: str | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> Fact:
+    """A new fact, unchecked (tests and imports write known rows with it)."""
+    return write(conn, origin, FactCandidate(statement, subject, valid_from, valid_to))
+
+
 def write(
     conn: psycopg.Connection, origin: Origin, new: FactCandidate, *, vector: Vector | None = None
 ) -> Fact:
@@ -43,19 +56,6 @@ def write(
         fields["embedding_model"], fields["embedding"] = vector[0], to_pgvector(vector[1])
     with conn.transaction():
         return VERSIONS.insert(conn, origin, fields)
-
-
-def remember(
-    conn: psycopg.Connection,
-    origin: Origin,
-    statement: str,
-    *,
-    subject: str | None = None,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-) -> Fact:
-    """A new fact, unchecked (tests and imports write known rows with it)."""
-    return write(conn, origin, FactCandidate(statement, subject, valid_from, valid_to))
 
 
 def lock(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:

@@ -27,18 +27,6 @@ _COLUMNS = (
 VERSIONS = Versioned("notes", "note", _COLUMNS, Note, ids.note, "note_lineage_seq", "search_notes", "edit")
 
 
-def write(conn: psycopg.Connection, origin: Origin, new: NoteCandidate) -> Note:
-    """A new note, as given (lore.service.memory.remember_note admits it first), from `origin`'s
-    session (its context is the note before it there: filled later by the embedding worker);
-    `happened_at`: when what it says happened (None: now)."""
-    fields: dict[str, object] = {"kind": new.kind, "title": new.title, "body": new.body}
-    fields |= {"tags": list(new.tags), "session": origin.session}
-    if new.happened_at is not None:
-        fields["happened_at"] = new.happened_at
-    with conn.transaction():
-        return VERSIONS.insert(conn, origin, fields)
-
-
 def remember(
     conn: psycopg.Connection,
     origin: Origin,
@@ -51,6 +39,18 @@ def remember(
 ) -> Note:
     """A new note, unchecked (`lore import-markdown` refuses credentials first; tests write known rows)."""
     return write(conn, origin, NoteCandidate(body, kind, title, tuple(tags), happened_at))
+
+
+def write(conn: psycopg.Connection, origin: Origin, new: NoteCandidate) -> Note:
+    """A new note, as given (lore.service.memory.remember_note admits it first), from `origin`'s
+    session (its context is the note before it there: filled later by the embedding worker);
+    `happened_at`: when what it says happened (None: now)."""
+    fields: dict[str, object] = {"kind": new.kind, "title": new.title, "body": new.body}
+    fields |= {"tags": list(new.tags), "session": origin.session}
+    if new.happened_at is not None:
+        fields["happened_at"] = new.happened_at
+    with conn.transaction():
+        return VERSIONS.insert(conn, origin, fields)
 
 
 def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
