@@ -42,17 +42,14 @@ def note_text(title: str | None, tags: Sequence[str], body: str, context: str | 
     return f"{text}\n{context}" if context else text
 
 
-# A note written in a session is embedded once its context is known (lore.store.context).
-_PENDING = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE embedding IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
-ORDER BY version_id LIMIT %s
-"""
-_STALE = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s
-"""
+# What a note's vector is made of (note_text), for either model: lore.store.second_vectors reads it too.
+NOTE_ROWS = "SELECT version_id, title, tags, body, context_before FROM notes WHERE superseded_at IS NULL"
+# A current note is ready for a vector once its context is known (lore.store.context): one written in a
+# session waits for the note before it there.
+READY = "(session IS NULL OR context_before IS NOT NULL)"
+_PENDING = f"{NOTE_ROWS} AND embedding IS NULL AND {READY} ORDER BY version_id LIMIT %s"
+_STALE = f"""{NOTE_ROWS} AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s"""
 _FILL = """
 UPDATE notes SET embedding = %s::vector, embedding_model = %s
 WHERE version_id = %s AND superseded_at IS NULL AND {guard}

@@ -17,18 +17,11 @@ from psycopg import sql
 
 from lore.embeddings.runner import Runner
 from lore.store import embed_worker
-from lore.store.embed_worker import BATCH
+from lore.store.embed_worker import BATCH, NOTE_ROWS, READY
 
-_PENDING = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE embedding2 IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
-ORDER BY version_id LIMIT %s
-"""
-_STALE = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE superseded_at IS NULL AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s
-"""
+_PENDING = f"{NOTE_ROWS} AND embedding2 IS NULL AND {READY} ORDER BY version_id LIMIT %s"
+_STALE = f"""{NOTE_ROWS} AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s"""
 _FILL = """UPDATE notes SET embedding2 = %s::vector, embedding2_model = %s
 WHERE version_id = %s AND superseded_at IS NULL AND {guard}"""
 _WAITING = sql.SQL(
