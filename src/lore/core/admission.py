@@ -1,16 +1,17 @@
 """Whether a fact or a note may be written, in one step (docs/design.md, What lore refuses): the
-arguments read into a candidate (`fact`, `fact_change`, `note`: their shape, refused with InvalidInput
-as they are read, before any work), then one verdict (`admit`) on the candidate against what the
-service fetched inside the write's transaction: the current items of the space most like it, or the
-version a revision replaces. Pure: no database, no clock.
+arguments read into a candidate (`fact`, `note`: their shape, refused with InvalidInput as they are
+read, before any work), then one verdict (`admit`) on the candidate against what the service fetched
+inside the write's transaction: the current items of the space most like it, or the version a
+revision replaces. Pure: no database, no clock. The store writes what it is admitted, unchecked.
 
 The verdict, each check in this order (the first that answers wins):
 1. an exact **copy** of a current item (the same words; for a fact, the same valid times too):
    nothing is written, the answer names the copy (lore.core.naming, lore.core.similarity);
-2. **refused**: a revision that changes nothing; a likely credential in any field, unless a person
-   allowed it (lore.core.secrets); a fact valid until before it starts;
-3. **named**: written, with the near duplicates, likely conflicts and likely restatements named
-   (lore.core.naming);
+2. **refused** (the error says why and what to do instead): a likely credential in a field given,
+   unless a person allowed it (lore.core.secrets); a revision that changes nothing; a fact whose
+   valid_to is not after its valid_from;
+3. **named**: written, with the near duplicates, likely conflicts, likely restatements and facts it
+   likely replaces named (lore.core.naming);
 4. **accepted**: written, nothing to name.
 """
 

@@ -1,8 +1,9 @@
 """Facts and notes, one function per thing a caller does: remember, recall, look at the history,
 revise, forget. The MCP tools, `/api`, the web UI and the `lore facts|notes` commands all call these,
-with the raw values they were given. Whether a write may happen is decided once, inside its
-transaction, by lore.core.admission (shape, credentials, the valid-time interval, the revise no-op,
-copies and what to name); the store (lore.store.facts, lore.store.notes) only writes."""
+with the raw values they were given. Whether a write may happen is lore.core.admission's to say:
+the values read into a candidate (their shape), then one verdict inside the write's transaction
+(copies, credentials, the revise no-op, the valid-time interval, what to name); the store
+(lore.store.facts, lore.store.notes) only writes."""
 
 from __future__ import annotations
 
