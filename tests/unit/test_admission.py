@@ -4,9 +4,11 @@ notes and revisions, with the words users are given."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+import lore
 from lore.core import admission
 from lore.core.admission import Accepted, Copy, Named, Refusal
 from lore.core.errors import InvalidInput, Refused
@@ -168,3 +170,11 @@ def test_nothing_alike_is_accepted() -> None:
     assert isinstance(
         admission.admit(admission.note("A first note"), [note(1, "Lunch is at noon")]), Accepted
     )
+
+
+def test_the_store_only_writes_what_was_admitted() -> None:
+    """No refusal of a fact or a note is decided in the store (docs/design.md, What lore refuses)."""
+    store = Path(lore.__file__).parent / "store"
+    for name in ("facts.py", "notes.py"):
+        source = (store / name).read_text()
+        assert "secrets" not in source and "InvalidInput" not in source, name
