@@ -149,11 +149,10 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "revise-no-op-accepted",
         "a revision that changes nothing is refused (no new version)",
-        "src/lore/store/facts.py",
+        "src/lore/core/admission.py",
         (
             (
-                '            raise InvalidInput(f"Nothing to change: {old.id} already says exactly that."'
-                ", _SAME_HINT)\n",
+                "            return Refusal(InvalidInput(_SAME.format(old.id), SAME_FACT_HINT))\n",
                 "            pass\n",
             ),
         ),
