@@ -131,6 +131,19 @@ def test_import_with_a_secret_writes_nothing(project: Project, conn: psycopg.Con
     assert allowed.returncode == 0, allowed.stderr
 
 
+def test_a_file_named_like_a_credential_writes_nothing(project: Project, conn: psycopg.Connection) -> None:
+    """A file's name becomes its notes' tag: a likely credential there is refused like one inside."""
+    bank = project.dir / "memory-bank"
+    bank.mkdir()
+    key = fake_credentials(9)["anthropic"]
+    _write(bank, {**BANK, f"{key}.md": "# Notes\n\n## Keys\nkept elsewhere\n"})
+    refused = project.lore("import-markdown", "memory-bank")
+    assert refused.returncode == 1, refused.stderr
+    assert "memory-bank/(a file whose name holds it) Anthropic API key" in refused.stderr, refused.stderr
+    assert key.split("=")[1] not in refused.stderr
+    assert conn.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+
+
 def test_nothing_to_import_says_so(project: Project) -> None:
     empty = project.lore("import-markdown", str(project.dir))
     assert empty.returncode == 1 and "No .md files" in empty.stderr

@@ -327,10 +327,19 @@ def refuse_secrets(found: Sequence[Section], allow: bool) -> None:
     """Refuse the whole import when any section holds a likely credential (nothing is written)."""
     if allow:
         return
-    hits = [(s, f) for s in found for f in secrets.scan(s.body + "\n" + s.title)]
+    # The body and title, and the file's name too: it becomes the notes' tag (and is never printed).
+    named = {s.file: s for s in found}
+    hits = [(s, f, False) for s in named.values() for f in secrets.scan(Path(s.file).name)]
+    withheld = {s.file for s, _, _ in hits}
+    hits += [(s, f, True) for s in found for f in secrets.scan(s.body + "\n" + s.title)]
     if not hits:
         return
-    where = "; ".join(f"{s.file}:{s.line + f.line - 1} {f.kind} {f.preview!r}" for s, f in hits[:5])
+
+    def at(s: Section, f: secrets.Finding, inside: bool) -> str:
+        file = f"{Path(s.file).parent}/(a file whose name holds it)" if s.file in withheld else s.file
+        return f"{file}{f':{s.line + f.line - 1}' if inside else ''} {f.kind} {f.preview!r}"
+
+    where = "; ".join(at(s, f, inside) for s, f, inside in hits[:5])
     more = f" and {len(hits) - 5} more" if len(hits) > 5 else ""
     raise Refused(
         f"Refused: {len(hits)} likely credential(s) in the markdown: {where}{more}. Nothing was imported.",
