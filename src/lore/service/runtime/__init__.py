@@ -23,6 +23,7 @@ Following a call: `await rt.call(use_case, *args)` runs `use_case(rt, *args)` an
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -51,7 +52,7 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-class Runtime:
+class Runtime(contextlib.AbstractContextManager["Runtime"]):
     """Config, database pool and retrieval for one process; in sign-in mode, per-request users."""
 
     def __init__(
@@ -147,10 +148,7 @@ class Runtime:
             self.retrieval.close()
         self.connections.close()
 
-    def __enter__(self) -> Runtime:
-        return self
-
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, *_: object) -> None:  # `with Runtime(...) as rt:` (its __enter__ gives rt)
         self.close()
 
     # --- the config, and whose it is ---------------------------------------------------------
