@@ -17,11 +17,28 @@ _PORT_HELP = "TCP port (default: $LORE_PORT if set, else 8765; 0: any free port,
 _PORT_EPILOG = "environment: LORE_PORT=N is the port when --port is not given (default 8765)."
 _WORKSPACE = "the project directory whose space is used (default: the current directory)"
 _CLIENTS = "claude-code gemini codex cursor vscode opencode cline copilot"
+_CREDENTIAL = "even if it looks like a credential"
+
+
+def _workspace(p: argparse.ArgumentParser, text: str = _WORKSPACE) -> None:
+    """`--workspace DIR`: the project whose space a command works in."""
+    p.add_argument("--workspace", metavar="DIR", help=text)
+
+
+def _allow_secret(p: argparse.ArgumentParser, text: str = _CREDENTIAL) -> None:
+    """`--allow-secret`: write what looks like a credential all the same (a person's choice)."""
+    p.add_argument("--allow-secret", action="store_true", help=text)
+
+
+def _importing(p: argparse.ArgumentParser) -> None:
+    """What the import commands share: whose space, and sections that look like credentials."""
+    _workspace(p, "whose space (default: the current directory's)")
+    _allow_secret(p, "even sections that look like credentials")
 
 
 def mcp(sub: Subcommands, name: str) -> None:
     p = sub.add_parser(name, help="stdio MCP server for one agent session")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE + "; agents pass their project")
+    _workspace(p, _WORKSPACE + "; agents pass their project")
 
 
 def serve(sub: Subcommands, name: str) -> None:
@@ -154,7 +171,7 @@ def facts(sub: Subcommands, name: str) -> None:
             v.add_argument("id", help="the fact, f_N")
         else:
             v.add_argument("--usage", action="store_true", help="how often each was shown, cut, returned")
-        v.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+        _workspace(v)
     for verb in ("add", "revise"):
         v = verbs.add_parser(
             verb, help="remember a fact" if verb == "add" else "write a new version of a fact"
@@ -168,15 +185,15 @@ def facts(sub: Subcommands, name: str) -> None:
         v.add_argument("--subject", help="what it is about, e.g. the repository")
         v.add_argument("--valid-from", metavar="DATE", help="true from (default: now)")
         v.add_argument("--valid-to", metavar="DATE", help="true until (default: still true)")
-        v.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
+        _allow_secret(v)
         if verb == "add":
             v.add_argument("--supersedes", metavar="ID", help="facts this one replaces (f_4, or f_4,f_7)")
-        v.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+        _workspace(v)
 
 
 def handoff(sub: Subcommands, name: str) -> None:
     p = sub.add_parser(name, help="what the last agent session here left: its final message, changes")
-    p.add_argument("--workspace", metavar="DIR", help="default: the current directory")
+    _workspace(p, "default: the current directory")
 
 
 def search(sub: Subcommands, name: str) -> None:
@@ -187,7 +204,7 @@ def search(sub: Subcommands, name: str) -> None:
     )
     p.add_argument("--kind", action="append", dest="kinds", metavar="KIND", help="only notes of this kind")
     p.add_argument("--limit", type=int, default=5, help="at most this many hits (1-20)")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    _workspace(p)
     p.add_argument("--json", action="store_true", help="as JSON")
 
 
@@ -196,7 +213,7 @@ def log(sub: Subcommands, name: str) -> None:
     p.add_argument("action", nargs="?", choices=["show"], help="show ID: the exact text an agent received")
     p.add_argument("id", nargs="?", help="show: the record's id")
     p.add_argument("--client", help="only this agent's (claude-code, gemini, …)")
-    p.add_argument("--workspace", metavar="DIR", help="only sessions in this directory (or below it)")
+    _workspace(p, "only sessions in this directory (or below it)")
     p.add_argument("--since", metavar="WHEN", help="only since this ISO date or time")
     p.add_argument("--limit", type=int, default=20, help="how many records at most")
     p.add_argument("--json", action="store_true", help="as JSON (one object, or a list)")
@@ -207,7 +224,7 @@ def session_start(sub: Subcommands, name: str) -> None:
         name, help="the memory an agent gets here before its first prompt (what its hook injects)"
     )
     p.add_argument("--client", default="claude-code", help="the agent (its budget and instruction files)")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    _workspace(p)
 
 
 def tidy(sub: Subcommands, name: str) -> None:
@@ -232,7 +249,7 @@ def tidy(sub: Subcommands, name: str) -> None:
     p.add_argument("--statement", help="merge: the kept fact's new statement")
     p.add_argument("--reason", help="forget: why")
     p.add_argument("--json", action="store_true", help="list: as JSON")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    _workspace(p)
 
 
 def notes(sub: Subcommands, name: str) -> None:
@@ -244,8 +261,8 @@ def notes(sub: Subcommands, name: str) -> None:
     p.add_argument("--title", help="a short title")
     p.add_argument("--tag", action="append", dest="tags", metavar="TAG", help="a tag (repeatable)")
     p.add_argument("--when", metavar="DATE", help="when it happened, ISO 8601 (default: now)")
-    p.add_argument("--allow-secret", action="store_true", help="even if it looks like a credential")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    _allow_secret(p)
+    _workspace(p)
 
 
 def tasks(sub: Subcommands, name: str) -> None:
@@ -257,8 +274,8 @@ def tasks(sub: Subcommands, name: str) -> None:
     p.add_argument("--to", metavar="SPACE", help="file: into that space's inbox")
     p.add_argument("--note", help="update: why")
     p.add_argument("--all", action="store_true", help="list: done tasks too")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
-    p.add_argument("--allow-secret", action="store_true", help="file: even if it looks like a credential")
+    _workspace(p)
+    _allow_secret(p, "file: " + _CREDENTIAL)
 
 
 def messages(sub: Subcommands, name: str) -> None:
@@ -267,13 +284,13 @@ def messages(sub: Subcommands, name: str) -> None:
     p.add_argument("args", nargs="*", help="send: TO BODY")
     p.add_argument("--reply-to", metavar="ID", help="send: the m_ id answered")
     p.add_argument("--wait", type=float, default=0, metavar="SECONDS", help="send: wait for the reply")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
-    p.add_argument("--allow-secret", action="store_true", help="send: even if it looks like a credential")
+    _workspace(p)
+    _allow_secret(p, "send: " + _CREDENTIAL)
 
 
 def listen(sub: Subcommands, name: str) -> None:
     p = sub.add_parser(name, help="print (and show on the desktop) messages and inbox tasks as they arrive")
-    p.add_argument("--workspace", metavar="DIR", help=_WORKSPACE)
+    _workspace(p)
     p.add_argument("--no-desktop", action="store_true", help="print only; no desktop notification")
 
 
@@ -291,8 +308,7 @@ def load(sub: Subcommands, name: str) -> None:
 def import_markdown(sub: Subcommands, name: str) -> None:
     p = sub.add_parser(name, help="markdown memory bank / CLAUDE.md -> notes, one per section")
     p.add_argument("path", metavar="DIR", help="a folder of .md files, or one file")
-    p.add_argument("--workspace", metavar="DIR", help="whose space (default: the current directory's)")
-    p.add_argument("--allow-secret", action="store_true", help="even sections that look like credentials")
+    _importing(p)
 
 
 def import_instructions(sub: Subcommands, name: str) -> None:
@@ -304,8 +320,7 @@ def import_instructions(sub: Subcommands, name: str) -> None:
     p.add_argument(
         "path", nargs="?", metavar="DIR", help="where to look, subfolders too (default: the project)"
     )
-    p.add_argument("--workspace", metavar="DIR", help="whose space (default: the current directory's)")
-    p.add_argument("--allow-secret", action="store_true", help="even sections that look like credentials")
+    _importing(p)
 
 
 def purge(sub: Subcommands, name: str) -> None:
