@@ -68,11 +68,9 @@ def unauthorized() -> Response:
 def routes() -> list[Route]:
     """The routes under /api, each behind `guarded`. They read lore's state from the app
     (lore.http.api_routes.Lore at `app.state.lore`)."""
-    table = [*ROUTES, *hook_routes.ROUTES, *api_facts.ROUTES, *api_memory.ROUTES, *api_work.ROUTES]
-    return [
-        Route(path, guarded(handler), methods=methods)
-        for path, handler, methods in [*table, *api_data.ROUTES]
-    ]
+    modules = (hook_routes, api_facts, api_memory, api_work, api_data)
+    table = [*ROUTES, *(row for module in modules for row in module.ROUTES)]
+    return [Route(path, guarded(handler), methods=methods) for path, handler, methods in table]
 
 
 def guarded(handler: Handler) -> Handler:

@@ -26,7 +26,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lore.core import local_secret
@@ -140,7 +140,7 @@ def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth
     app.state.sign_in_link = mount(
         app, runtime, sign_in=options.sign_in, base_url=options.base_url, local_secret=auth.local_secret
     )
-    app.mount("/", _in_front_of_mcp(mcp_app, runtime, options, auth, buckets))  # last: it takes every path
+    app.router.routes.append(SdkMount(mcp_app, _in_front_of_mcp(mcp_app, runtime, options, auth, buckets)))
     metrics.enable()
     return app
 
@@ -190,6 +190,21 @@ def _in_front_of_mcp(
         assert auth.local_secret is not None
         front = guard.RequireLocalSecret(front, auth.local_secret)
     return OnPath("/mcp", front, mcp_app)
+
+
+class SdkMount(Mount):
+    """The SDK's app mounted at `/`, last, claiming only the paths the SDK serves: any other path
+    stays lore's router's (a trailing slash redirected, else 404), as when every route was in one
+    app. `front` is the SDK's app with lore's checks in front of `/mcp`."""
+
+    def __init__(self, sdk: Starlette, front: ASGIApp) -> None:
+        super().__init__("", app=front)
+        self.served = sdk.routes
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if all(route.matches(scope)[0] == Match.NONE for route in self.served):
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 class OnPath:
