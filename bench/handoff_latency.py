@@ -37,7 +37,7 @@ from hook_latency import seed, stats
 from report import commit, machine, replace_section
 from scratch import root_base
 
-from lore.core import render
+from lore.core import last_session, measure, render
 from lore.db import embedded
 
 REPO = Path(__file__).resolve().parent.parent
@@ -181,10 +181,10 @@ def report(
     shown = (with_block.count("\n- "), without.count("\n- "))
     delta = results["start"]["p50"] - results["start_none"]["p50"]
     end_ok = verdict[worst <= TARGET_P50_MS]
-    block_ok = verdict[block_chars <= render.HANDOFF_MAX_CHARS + 1]
+    block_ok = verdict[block_chars <= last_session.HANDOFF_MAX_CHARS + 1]
     rerun = f"--runs {args.runs} --facts {args.facts} --changed {args.changed} --write"
     end_row = f"session-end p50 ≤ {TARGET_P50_MS:.0f} ms (the session-start budget), insert or update"
-    block_row = f"the block ≤ {render.HANDOFF_MAX_CHARS} characters of the session-start text"
+    block_row = f"the block ≤ {last_session.HANDOFF_MAX_CHARS} characters of the session-start text"
     return f"""{SECTION}
 
 What ending a turn costs (`lore hook session-end`: git status and diff --stat of the working tree,
@@ -208,9 +208,9 @@ holding {args.facts:,} facts, a git repository with {args.changed} changed files
 | {block_row} | {block_chars} characters | {block_ok} |
 
 What the handoff adds to session start: the block is {block_chars} characters (heading, the message's
-first 3 lines cut to {render.HANDOFF_LINE_CHARS} characters, the changed files), taken from the same
-{render.DEFAULT_MAX_CHARS:,}-character budget: the text stays {render.size(with_block):,} characters
-(without a handoff: {render.size(without):,}), and shows {shown[0]} facts instead of {shown[1]}. Reading it
+first 3 lines cut to {last_session.HANDOFF_LINE_CHARS} characters, the changed files), taken from the same
+{render.DEFAULT_MAX_CHARS:,}-character budget: the text stays {measure.size(with_block):,} characters
+(without a handoff: {measure.size(without):,}), and shows {shown[0]} facts instead of {shown[1]}. Reading it
 costs {delta:+.1f} ms at p50 (the same psql call: one more statement).
 
 Rerun: `.venv/bin/python bench/handoff_latency.py {rerun}`

@@ -1305,7 +1305,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 checks = importlib.import_module("lore.service.checks")
                 naming = importlib.import_module("lore.core.naming")
-                parts += [(checks, "check_fact"), (checks, "begin"), (naming, "classify")]
+                parts += [(checks, "neighbours"), (checks, "begin"), (naming, "classify")]
             except ImportError:  # a lore before issue 40 (the baseline)
                 facts_store = importlib.import_module("lore.store.facts")
                 similarity = importlib.import_module("lore.core.similarity")

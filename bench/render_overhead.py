@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from lore.core import render
+from lore.core import measure, render
 from lore.core.rows import Fact
 
 SUBJECTS = ["acme-api", "acme-web", "infra", "billing", "docs"]
@@ -64,18 +64,18 @@ def facts(n: int, rng: random.Random) -> list[Fact]:
 def main() -> None:
     rng = random.Random(42)
     sample = facts(10_000, rng)
-    overhead = [render.size(render.fact_line(f)) - render.size(f.statement) for f in sample]
-    statements = sum(render.size(f.statement) for f in sample) / len(sample)
-    out = render.session_start(sample, space="work", workspace_name="acme-api", total=len(sample))
-    frame = render.session_start(sample[:1], space="work", workspace_name="acme-api")
+    overhead = [measure.size(render.fact_line(f)) - measure.size(f.statement) for f in sample]
+    statements = sum(measure.size(f.statement) for f in sample) / len(sample)
+    out = render.session_start(sample, space="work", total=len(sample))
+    frame = render.session_start(sample[:1], space="work")
     print("| measure | value |\n|---|---|")
     print(f"| facts sampled | {len(sample):,} |")
     print(f"| mean statement length | {statements:.1f} chars |")
     print(f"| mean metadata overhead per fact | {sum(overhead) / len(overhead):.1f} chars |")
     print(f"| overhead without subject / with subject | {min(overhead)}-{max(overhead)} chars |")
-    fixed = render.size(frame.text) - render.size(render.fact_line(sample[0])) - 1
+    fixed = measure.size(frame.text) - measure.size(render.fact_line(sample[0])) - 1
     print(f"| fence + label (fixed, once) | {fixed} chars |")
-    print(f"| facts shown in the 8,000-char budget | {out.shown} (text {render.size(out.text):,} chars) |")
+    print(f"| facts shown in the 8,000-char budget | {out.shown} (text {measure.size(out.text):,} chars) |")
 
 
 if __name__ == "__main__":

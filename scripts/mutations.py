@@ -76,7 +76,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "reads-from-both-ways",
         "reads_from is one-way: a space that is read does not read its reader",
-        "src/lore/core/config.py",
+        "src/lore/core/config/model.py",
         (
             (
                 "        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()))))\n",
@@ -149,11 +149,10 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "revise-no-op-accepted",
         "a revision that changes nothing is refused (no new version)",
-        "src/lore/store/facts.py",
+        "src/lore/core/admission.py",
         (
             (
-                '            raise InvalidInput(f"Nothing to change: {old.id} already says exactly that."'
-                ", _SAME_HINT)\n",
+                "            return Refusal(InvalidInput(_SAME.format(old.id), SAME_FACT_HINT))\n",
                 "            pass\n",
             ),
         ),
@@ -163,7 +162,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pool-dead-connection",
         "a pooled connection the server ended is checked before it is handed out again",
-        "src/lore/service/runtime.py",
+        "src/lore/service/runtime/connections.py",
         (("        if recent and not _readable(conn):\n", "        if recent:\n"),),
         ("tests/integration/test_pool.py",),
     ),
@@ -171,7 +170,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pooler-prepares",
         "through a transaction pooler the pool prepares no statement server-side",
-        "src/lore/service/runtime.py",
+        "src/lore/service/runtime/connections.py",
         (('            kwargs["prepare_threshold"] = None\n', "            pass\n"),),
         ("tests/http/test_pooler.py::test_every_tool_through_the_pooler",),
     ),
@@ -204,7 +203,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "client-canonical-id",
         "source is lore's client id, not the name the agent gave",
-        "src/lore/service/runtime.py",
+        "src/lore/service/runtime/sessions.py",
         (("            return canonical(name)\n        if len", "            return name\n        if len"),),
         ("tests/reliability/test_client_names.py",),
     ),
@@ -258,7 +257,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "config-never-reloaded",
         "the config file is read again when its stat signature changes",
-        "src/lore/core/config.py",
+        "src/lore/core/config/load.py",
         (
             (
                 "            if self.loads == 0 or signature != self._signature:\n",

@@ -28,7 +28,7 @@ import pytest
 from support import envelope
 from support.db import assert_client
 
-from lore.core import clients, render
+from lore.core import clients, measure
 
 from . import npm
 from .conftest import LORE, Project, lore, run_agent
@@ -136,7 +136,7 @@ def test_memory_arrives_whole_before_the_first_prompt(
         timeout=30,
     ).stdout
     assert envelope.unnonced(users[0]) == envelope.unnonced(json.loads(printed)["additionalContext"])
-    assert 9_000 < render.size(users[0]) <= 9_500 and "more facts in lore" in users[0]
+    assert 9_000 < measure.size(users[0]) <= 9_500 and "more facts in lore" in users[0]
     assert "OK   copilot: hook last ran" in _doctor(project)
 
 

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from support import envelope
 
-from lore.core import render
+from lore.core import measure, render
 from lore.core.session import Origin
 from lore.db import embedded
 from lore.store import facts
@@ -213,7 +213,7 @@ def test_500_long_facts_stay_in_budget_and_end_with_more_line(
     _claude(mock_api, claude_home, work, env, claude_cli)
 
     block = _injected(mock_api.main_messages()[0])
-    assert render.size(block) <= render.DEFAULT_MAX_CHARS
+    assert measure.size(block) <= render.DEFAULT_MAX_CHARS
     last = block.splitlines()[-1]
     assert last.endswith(MORE)
     shown = block.count("- long fact")

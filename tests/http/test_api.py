@@ -21,7 +21,7 @@ from support.lorehttp import (
 )
 from support.mcpclient import ok
 
-from lore.core import render
+from lore.core import measure
 
 pytestmark = pytest.mark.anyio
 
@@ -47,7 +47,7 @@ def test_session_start_is_the_servers_renderer_within_budget(
             )
         got = api.get("/api/session-start", params={"client": "claude-code"}).json()
         text = got["text"]
-        assert envelope.opens(text, "alice/work") and render.size(text) <= 600
+        assert envelope.opens(text, "alice/work") and measure.size(text) <= 600
         assert "fact number 3 [" in text.splitlines()[2]  # about this workspace: first
         assert text.endswith(f"{got['omitted']} more facts in lore; call recall_facts to see them")
         assert got["shown"] + got["omitted"] == got["total"] == 30

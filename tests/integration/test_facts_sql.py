@@ -8,9 +8,11 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
+from lore.core import admission
 from lore.core.errors import NotFound
-from lore.core.session import Origin
+from lore.core.session import Acting, Origin
 from lore.core.timeline import When, visible
+from lore.service.memory import revise_in
 from lore.store import facts
 
 
@@ -30,7 +32,7 @@ def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> No
             # the one refusal expected here: a forgotten fact has no current version to change
             gone = rng.choice(forgotten)
             with pytest.raises(NotFound) as refused:
-                facts.revise(conn, origin, ["s"], gone, statement="too late")
+                revise_in(conn, Acting(origin, ("s",)), gone, admission.FactCandidate("too late"))
             assert refused.value.message == f"f_{gone} was forgotten or replaced."
             conn.rollback()
             done["refused"] += 1
@@ -42,7 +44,8 @@ def test_sql_time_travel_matches_pure_predicates(conn: psycopg.Connection) -> No
             forgotten.append(lineage)
             done["forget"] += 1
         else:
-            facts.revise(conn, origin, ["s"], lineage, statement=f"revised {rng.random():.6f}")
+            change = admission.FactCandidate(f"revised {rng.random():.6f}")
+            revise_in(conn, Acting(origin, ("s",)), lineage, change)
             done["revise"] += 1
     conn.commit()
     # every operation did what it was asked (nothing swallowed); the seed exercises all three

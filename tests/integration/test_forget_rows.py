@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from lore.core.admission import NoteCandidate
 from lore.core.errors import NotFound
-from lore.core.session import Origin
+from lore.core.session import Acting, Origin
+from lore.service.memory import revise_note_in
 from lore.store import facts, notes
 
 ORIGIN = Origin("s", "agent-x", "/w/s")
@@ -68,16 +70,8 @@ def test_forgetting_a_note_closes_its_current_version_and_writes_the_audit(conn:
     first = notes.remember(
         conn, ORIGIN, "cache for 5 minutes", kind="decision", title="Caching", tags=["perf"]
     )
-    _, second = notes.revise(
-        conn,
-        ORIGIN,
-        ["s"],
-        first.lineage,
-        body="cache for 10 minutes",
-        kind="decision",
-        title="Caching",
-        tags=["perf"],
-    )
+    edit = NoteCandidate("cache for 10 minutes", "decision", "Caching", ("perf",))
+    _, second = revise_note_in(conn, Acting(ORIGIN, ("s",)), first.lineage, edit)
     revised_at = conn.execute(
         "SELECT superseded_at FROM notes WHERE version_id = %s", (first.version_id,)
     ).fetchone()

@@ -272,7 +272,7 @@ def test_the_psycopg_side_renders_the_same_text_as_the_hook(
     session = build(WorkspaceSignal(work, "test"), config, env, "claude-code")
     last = snapshot.read(conn, session_start.request(session, config, "claude-code")).last
     assert last is not None and last.doing == [(task.lineage, "Ship it")] and last.doing_total == 1
-    ours = render.session_start([], space="work", workspace_name="acme-api", last=last).text
+    ours = render.session_start([], space="work", last=last).text
     theirs = start_text(env, work)
     assert envelope.unnonced(ours).replace("just now", "?") == envelope.unnonced(theirs).replace(
         "just now", "?"

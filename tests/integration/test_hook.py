@@ -15,7 +15,7 @@ from support import cli, envelope
 from unit.test_envelope import SHAPES
 from unit.test_hook_imports import HEAVY, hook_imports
 
-from lore.core import render
+from lore.core import measure
 from lore.core.session import Origin
 from lore.store import facts
 
@@ -205,7 +205,7 @@ def test_budget_is_clamped_for_claude_code(
     for i in range(300):
         facts.remember(conn, origin, f"fact {i} " + "x" * 200)
     text = context(hook(env, {"cwd": str(work), "source": "startup"}))
-    assert 9_000 < render.size(text) <= 9_500
+    assert 9_000 < measure.size(text) <= 9_500
     assert text.endswith("more facts in lore; call recall_facts to see them")
 
 

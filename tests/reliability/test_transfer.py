@@ -17,10 +17,12 @@ from psycopg import sql
 from support import handoffs as written_handoffs
 
 from lore.core import capture, secrets
+from lore.core.admission import FactCandidate
 from lore.core.config import parse_config
 from lore.core.errors import InvalidInput, LoreError
-from lore.core.session import Origin
+from lore.core.session import Acting, Origin
 from lore.db import migrate
+from lore.service import memory
 from lore.store import facts, graph, messages, notes, purge, search, tasks, transfer
 
 SPACES = ("alpha", "beta")
@@ -144,9 +146,8 @@ def apply(conn: psycopg.Connection, ops: list[tuple[Any, ...]]) -> None:
                 if found is None:  # purged since: nothing left to revise
                     continue
                 end = found[1] + timedelta(days=int(op[4])) if op[4] is not None else None
-                facts.revise(
-                    conn, origin(found[0]), SPACES, lineage, statement=op[2], subject=op[3], valid_to=end
-                )
+                change = FactCandidate(op[2], op[3], valid_to=end)
+                memory.revise_in(conn, Acting(origin(found[0]), SPACES), lineage, change)
             elif kind == "forget_fact" and fact_ids:
                 lineage = pick(fact_ids, op[1])
                 space = conn.execute(
@@ -295,15 +296,8 @@ def test_round_trip_keeps_every_column_literally(two: tuple[psycopg.Connection, 
     fact = facts.remember(
         a, alpha, "deploys with make ship", subject="acme-api", valid_from=day(1, 5), valid_to=day(6, 30)
     )
-    facts.revise(
-        a,
-        alpha,
-        SPACES,
-        fact.lineage,
-        statement="deploys with make release",
-        subject="acme-web",
-        valid_to=day(9, 1),
-    )
+    change = FactCandidate("deploys with make release", "acme-web", valid_to=day(9, 1))
+    memory.revise_in(a, Acting(alpha, SPACES), fact.lineage, change)
     note = notes.remember(
         a, beta, "cache for 10 minutes", kind="decision", title="Caching", tags=["perf", "ops"]
     )

@@ -12,8 +12,10 @@ from support.cli import run
 from support.lorehttp import Server, start_server
 from support.mcpclient import call, lore_session, ok, text
 
-from lore.core.session import Origin
+from lore.core.admission import NoteCandidate
+from lore.core.session import Acting, Origin
 from lore.embeddings.runner import Runner
+from lore.service.memory import revise_note_in
 from lore.store import context, keywords, notes, purge, search
 from lore.store.embed_worker import embed_pending, reindex
 
@@ -39,16 +41,7 @@ def test_term_counts_follow_writes_revisions_forgets_and_purges(conn: psycopg.Co
         2,
         {"carolin": 2, "sunflow": 1, "garden": 1, "hike": 1},
     )
-    notes.revise(
-        conn,
-        ALPHA,
-        ["alpha"],
-        first.lineage,
-        body="Caroline planted tulips",
-        kind="note",
-        title=None,
-        tags=[],
-    )
+    revise_note_in(conn, Acting(ALPHA, ("alpha",)), first.lineage, NoteCandidate("Caroline planted tulips"))
     assert counts(conn, "carolin", "sunflow", "tulip", "garden") == (2, {"carolin": 2, "tulip": 1})
     notes.forget(conn, ALPHA, ["alpha"], first.lineage, "wrong garden")
     assert counts(conn, "carolin", "tulip") == (1, {"carolin": 1})

@@ -1,4 +1,4 @@
-"""What a kept session-start text depends on (lore.core.probes, render.ago_changes): asked again, a probe
+"""What a kept session-start text depends on (lore.core.probes, ago_changes): asked again, a probe
 answers as it did only while the disk says the same; "how long ago" says when it next changes."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lore.core import probes, render, stale, workspace
+from lore.core import last_session, probes, stale, workspace
 
 
 def test_probes_answer_again_as_they_did_until_the_disk_changes(tmp_path: Path) -> None:
@@ -41,8 +41,8 @@ def test_how_long_ago_says_when_it_next_reads_otherwise() -> None:
     then = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)
     for after in (0, 30, 59, 60, 61, 3599, 3600, 7300, 47 * 3600, 49 * 3600, 10 * 86400):
         now = then + timedelta(seconds=after)
-        changes = render.ago_changes(then, now)
+        changes = last_session.ago_changes(then, now)
         assert changes > now
-        said = render.ago(then, now)
-        assert render.ago(then, changes - timedelta(microseconds=1)) == said, after
-        assert render.ago(then, changes) != said, after
+        said = last_session.ago(then, now)
+        assert last_session.ago(then, changes - timedelta(microseconds=1)) == said, after
+        assert last_session.ago(then, changes) != said, after

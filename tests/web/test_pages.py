@@ -180,7 +180,9 @@ def test_readme_screenshot(team: Team, conn: psycopg.Connection, web: Watched) -
 
     from support.lorehttp import push
 
-    from lore.core.session import Origin
+    from lore.core.admission import FactCandidate
+    from lore.core.session import Acting, Origin
+    from lore.service import memory
     from lore.store import facts
 
     push(conn, "alice", README_CONFIG, home="/home/alice")
@@ -196,13 +198,15 @@ def test_readme_screenshot(team: Team, conn: psycopg.Connection, web: Watched) -
     facts.remember(conn, first, "Staging is refreshed from production every Monday night")
     facts.remember(conn, Origin("alice/acme", "gemini-cli", ws), "acme-web needs Node 22 (see .nvmrc)")
     conn.commit()
-    facts.revise(
+    memory.revise_in(
         conn,
-        Origin("alice/acme", "codex", ws),
-        ["alice/acme"],
+        Acting(Origin("alice/acme", "codex", ws), ("alice/acme",)),
         fact.lineage,
-        statement="acme-api deploys with make release; make ship is retired",
-        valid_from=datetime(2026, 11, 2, tzinfo=UTC),
+        FactCandidate(
+            "acme-api deploys with make release; make ship is retired",
+            None,
+            datetime(2026, 11, 2, tzinfo=UTC),
+        ),
     )
     conn.commit()
     sign_in(web, team.url, team.tokens["alice"], f"/facts/{fact.id}")

@@ -40,7 +40,6 @@ def facts(action: str, item: str | None, workspace: str | None, usage: bool = Fa
     text = render.recall(
         listed,
         space=found["space"],
-        workspace_name=found.get("workspace_name"),
         max_chars=TERMINAL_MAX_CHARS,
         total=found["total"],
         header=found.get("header"),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from lore.core import render
+from lore.core import last_session, measure, render
 from lore.core.outcomes import Outcome
 from lore.core.session import SessionContext
 from lore.core.session_start import Snapshot
@@ -88,7 +88,7 @@ def outcome_row(
         "cut": [],
         "handoff": None,
         "instructions": [],
-        "chars": render.size(text),
+        "chars": measure.size(text),
         "budget": 0,
         "duration_ms": duration_ms,
         "text": text[:MAX_TEXT],
@@ -144,9 +144,7 @@ def session_start_row(
     into = dict(out.folded)
     seen = set(shown)
     cut = [
-        f"{f.id}{FOLDED}{into[f.id]}" if f.id in into else f.id
-        for f in render.order(snapshot.facts, session.workspace_name)
-        if f.id not in seen
+        f"{f.id}{FOLDED}{into[f.id]}" if f.id in into else f.id for f in snapshot.facts if f.id not in seen
     ]
     last = snapshot.last
     return {
@@ -161,7 +159,7 @@ def session_start_row(
         "cut": cut,
         "handoff": last.handoff.id if last is not None and out.handoff_chars else None,
         "instructions": [s.note_id for s in snapshot.instructions[: out.instructions_shown]],
-        "chars": render.size(out.text),
+        "chars": measure.size(out.text),
         "budget": budget,
         "duration_ms": duration_ms,
         "text": out.text[:MAX_TEXT],
@@ -188,7 +186,7 @@ def usage_line(used: Usage | None, now: datetime) -> str:
         return "never shown nor returned yet"
     parts = [f"shown in {render.counted(used.shown, 'session')}"]
     if used.last_shown is not None:
-        parts[-1] += f", last {render.ago(used.last_shown, now)}"
+        parts[-1] += f", last {last_session.ago(used.last_shown, now)}"
     if used.cut:
         parts.append(f"cut {used.cut} time{'s' if used.cut != 1 else ''}")
     if used.returned:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from lore.core import clients, envelope, inbox, naming, render, similarity, stale
+from lore.core import clients, envelope, inbox, last_session, measure, naming, render, similarity, stale
 from lore.core.config import Config
 from lore.core.rows import Fact, Handoff, InstructionSection, from_json
 from lore.core.session import SessionContext
@@ -60,7 +60,7 @@ def request(session: SessionContext, config: Config, client: str) -> Request:
         space=session.space,
         root=str(session.root),
         handoff_hours=max(0, config.handoff_max_age_hours),
-        doing_max=render.HANDOFF_DOING,
+        doing_max=last_session.HANDOFF_DOING,
         skip_families=tuple(known.loads) if known is not None else (),
         instructions_max=INSTRUCTIONS_MAX,
     )
@@ -72,7 +72,7 @@ class Snapshot:
     total: int
     inbox: int = 0  # tasks waiting in the session space's inbox
     unread: int = 0  # unread messages to it
-    last: render.LastSession | None = None  # the last handoff at the session's root
+    last: last_session.LastSession | None = None  # the last handoff at the session's root
     instructions: list[InstructionSection] = field(default_factory=list)
     superseded: frozenset[str] = frozenset()  # facts an agent said a newer one replaces
     expired: int = 0  # facts whose valid_to passed in the last 30 days (already hidden)
@@ -83,7 +83,7 @@ def parse(document: Mapping[str, Any]) -> Snapshot:
     """The Snapshot in `lore_session_snapshot`'s JSON document."""
     last = None
     if document.get("handoff"):
-        last = render.LastSession(
+        last = last_session.LastSession(
             from_json(Handoff, document["handoff"]),
             datetime.fromisoformat(document["now"]),
             [(int(lineage), title) for lineage, title in document.get("doing") or []],
@@ -118,12 +118,12 @@ class Tidied:
 def tidied(
     snapshot: Snapshot, session: SessionContext, *, check_paths: bool = True, max_chars: int | None = None
 ) -> Tidied:
-    """`snapshot`'s facts in render order, without those replaced by a newer one or naming paths
+    """`snapshot`'s facts in the database's order, without those replaced by a newer one or naming paths
     that are gone (`check_paths`: local mode, where the session's paths are this machine's), copies
     folded into the first fact they repeat. With `max_chars`, only as many facts as that many
     characters of lines can show are looked at (the rest would be cut anyway: the hook's time is
     spent on what is shown). Pure apart from the `stat` calls of the path check."""
-    ordered = render.order(snapshot.facts, session.workspace_name)
+    ordered = snapshot.facts  # the database's order (lore_facts_ordered): nothing here sorts
     here = str(session.root)
     if check_paths:
         stale.forget_cache()
@@ -143,7 +143,7 @@ def tidied(
             gone += 1
             continue
         if folder.add(fact):
-            used += render.size(render.fact_line(fact)) + 1
+            used += measure.size(render.fact_line(fact)) + 1
             if max_chars is not None and used > max_chars:
                 break
     groups = folder.groups()
@@ -202,7 +202,6 @@ def compose(
     out = render.session_start(
         kept.facts,
         space=session.space,
-        workspace_name=session.workspace_name,
         max_chars=budget,
         total=max(0, snapshot.total - left_out),
         status_line=inbox.status_line(snapshot.inbox, snapshot.unread),
@@ -210,7 +209,6 @@ def compose(
         instructions=snapshot.instructions,
         fence=envelope.fence_for(client),
         notes=kept.notes,
-        ordered=True,
         tidy_line=render.tidy_line(kept.replaced, kept.paths_gone, snapshot.expired),
     )  # what the record of it says was folded, apart from what the budget cut (lore.core.injection)
     return replace(out, folded=tuple(x for x in kept.folded if x[1] in out.shown_ids))

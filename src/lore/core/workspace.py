@@ -55,9 +55,14 @@ class WorkspaceSignal:
         check_path(str(self.path), self.source)
 
 
+def is_path(value: str) -> bool:
+    """Whether `value` can name a directory: at most MAX_WORKSPACE characters, no control character."""
+    return len(value) <= MAX_WORKSPACE and not any(ord(ch) < 32 or ord(ch) == 127 for ch in value)
+
+
 def check_path(value: str, source: str = "the workspace") -> str:
     """`value` when it can name a directory; InvalidInput (what, and what to do) when it cannot."""
-    if len(value) > MAX_WORKSPACE or any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+    if not is_path(value):
         raise InvalidInput(
             f"the workspace ({source}) is not a directory path (over {MAX_WORKSPACE:,} characters, "
             "or a control character)",

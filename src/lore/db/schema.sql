@@ -604,10 +604,11 @@ CREATE FUNCTION public.lore_session_snapshot(p_spaces text[], p_workspace text, 
         'now', now(),
         'total', (SELECT count(*) FROM lore_facts_visible(p_spaces)),
         'facts', coalesce((
-            SELECT json_agg(f) FROM (
-                SELECT lineage, version_id, space, recorded_at, superseded_at, source, workspace,
-                       statement, subject, valid_from, valid_to, stated_at
-                FROM lore_facts_ordered(p_spaces, p_workspace, p_max_rows)) f), '[]'::json),
+            SELECT json_agg(f ORDER BY o.ordinality) FROM lore_facts_ordered(p_spaces, p_workspace, p_max_rows)
+                WITH ORDINALITY AS o,
+                LATERAL (SELECT o.lineage, o.version_id, o.space, o.recorded_at, o.superseded_at, o.source,
+                                o.workspace, o.statement, o.subject, o.valid_from, o.valid_to, o.stated_at) f
+            ), '[]'::json),
         'inbox', (SELECT inbox FROM counts),
         'unread', (SELECT unread FROM counts),
         'handoff', (SELECT row_to_json(l) FROM last l),

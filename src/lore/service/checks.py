@@ -1,21 +1,23 @@
-"""The write-time check (docs/design.md, Duplicates and conflicts): what a new fact is compared with
-and the verdict, for lore.service.memory. The candidates are the current facts of the space that share
+"""The write-time check (docs/design.md, Duplicates and conflicts): what a new fact is compared with,
+for lore.service.memory. The candidates are the current facts of the space that share
 the most words with it and, when the write's own vector arrives in time, those nearest it in meaning;
-lore.core.naming judges them. The vector is made while the write's transaction runs (the embedder's
+lore.core.admission judges them. The vector is made while the write's transaction runs (the embedder's
 write lane) and stored with the fact; a write whose vector is late is written without it and judged
 by words, and the embedding worker fills it in."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import psycopg
 
-from lore.core import naming, similarity
+from lore.core import naming
 from lore.core.rows import Fact
 from lore.service.retrieval import retrieval
 from lore.service.runtime import Runtime
 from lore.store import facts
+from lore.store.facts import Vector
 
 ALIKE = 20  # current facts sharing the most words with the new one
 NEAR = 10  # ... and nearest it in meaning
@@ -25,10 +27,6 @@ NEAR = 10  # ... and nearest it in meaning
 WRITE_WAIT_S = 2.0
 
 Wait = Callable[[float], list[float] | None]
-
-
-def fact_text(fact: Fact) -> similarity.Text:
-    return similarity.Text.of(fact.statement, fact.subject)
 
 
 def begin(rt: Runtime, statement: str) -> tuple[Wait, str | None]:
@@ -46,32 +44,40 @@ def _write_wait(rt: Runtime) -> float:
         return WRITE_WAIT_S
 
 
-def check_fact(
+@dataclass(frozen=True)
+class Neighbours:
+    """What a new fact is compared with: the current facts of its space most like it, its cosine with
+    those of them that have a vector of its model (by version id), and its own vector, when it came
+    in time (stored with it)."""
+
+    olds: list[Fact] = field(default_factory=list)
+    cosines: dict[int, float] = field(default_factory=dict)
+    vector: Vector | None = None
+
+
+def neighbours(
     conn: psycopg.Connection,
     rt: Runtime,
     space: str,
-    new: similarity.Text,
     statement: str,
     vector: tuple[Wait, str | None] | None,
-) -> tuple[naming.Verdict[Fact], facts.Vector | None]:
-    """The verdict on a new fact of `space`, and its vector when it came in time."""
+) -> Neighbours:
+    """The neighbours of a new fact of `space` (lore.core.admission gives the verdict)."""
     olds = facts.alike(conn, space, statement, limit=ALIKE)
     made: list[float] | None = None
     model = None
     if vector is not None:
         wait, model = vector
         made = wait(_write_wait(rt))
+    if made is None or model is None:
+        return Neighbours(olds)
     cosines: dict[int, float] = {}
-    if made is not None and model is not None:
-        seen = {f.version_id for f in olds}
-        for fact, cos in facts.near(conn, space, made, model, limit=NEAR):
-            cosines[fact.version_id] = cos
-            if fact.version_id not in seen:
-                olds.append(fact)
-        rest = [f.version_id for f in olds if f.version_id not in cosines]
-        for version, other in facts.vectors(conn, rest, model).items():
-            cosines[version] = naming.cosine(made, other)
-    verdict = naming.classify(
-        new, olds, fact_text, conflicts=True, meaning=lambda f: cosines.get(f.version_id)
-    )
-    return verdict, ((model, made) if made is not None and model is not None else None)
+    seen = {f.version_id for f in olds}
+    for fact, cos in facts.near(conn, space, made, model, limit=NEAR):
+        cosines[fact.version_id] = cos
+        if fact.version_id not in seen:
+            olds.append(fact)
+    rest = [f.version_id for f in olds if f.version_id not in cosines]
+    for version, other in facts.vectors(conn, rest, model).items():
+        cosines[version] = naming.cosine(made, other)
+    return Neighbours(olds, cosines, (model, made))

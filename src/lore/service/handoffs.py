@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import psycopg
 
-from lore.core import ids, render
+from lore.core import ids, last_session
 from lore.core.rows import Handoff
 from lore.core.session import SessionContext
 from lore.service.runtime import Runtime
@@ -18,7 +18,7 @@ from lore.store import handoffs
 @dataclass(frozen=True)
 class Found:
     handoff: Handoff | None
-    text: str | None  # the handoff in full, for a person (render.handoff_text)
+    text: str | None  # the handoff in full, for a person (last_session.handoff_text)
 
 
 def last_here(rt: Runtime, session: SessionContext) -> Found:
@@ -32,7 +32,7 @@ def last_here(rt: Runtime, session: SessionContext) -> Found:
             return Found(None, None)
         tasks = handoffs.task_titles(conn, found.space, found.tasks)
         now = handoffs.now(conn)
-        return Found(found, render.handoff_text(found, now, tasks, max_age_hours=hours))
+        return Found(found, last_session.handoff_text(found, now, tasks, max_age_hours=hours))
 
     return rt.transact(read)
 

@@ -1,24 +1,24 @@
 """Facts and notes, one function per thing a caller does: remember, recall, look at the history,
 revise, forget. The MCP tools, `/api`, the web UI and the `lore facts|notes` commands all call these,
-with the raw values they were given: each limit and rule is checked here (lore.core.validate,
-lore.core.timeline), once, and the store (lore.store.facts, lore.store.notes) owns the rest (secret
-refusal, the revise no-op, the forget audit row)."""
+with the raw values they were given. Whether a write may happen is lore.core.admission's to say:
+the values read into a candidate (their shape), then one verdict inside the write's transaction
+(copies, credentials, the revise no-op, the valid-time interval, what to name); the store
+(lore.store.facts, lore.store.notes) only writes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Generic, NotRequired, TypedDict, TypeVar, Unpack
 
 import psycopg
 
-from lore.core import advice, naming, render, similarity, validate
+from lore.core import admission, advice, naming, render, validate
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.rows import Fact, Note
 from lore.core.session import SessionContext, Who
 from lore.core.timeline import When, parse_time
-from lore.core.when import happened
 from lore.service import checks, retrieval
 from lore.service.runtime import Runtime
 from lore.store import facts, notes, tidy
@@ -32,21 +32,55 @@ HANDOFFS_LISTED = notes.HANDOFFS_LISTED  # handoffs a notes list shows per repos
 R = TypeVar("R", Fact, Note)
 
 
+class FactFields(TypedDict, total=False):
+    """A fact's fields as every entry point gives them, raw (read by lore.core.admission.fact)."""
+
+    subject: object
+    valid_from: object
+    valid_to: object
+    allow_secret: bool  # a person stores a likely credential deliberately (the CLI's flag)
+
+
+class NoteEdit(TypedDict):
+    """A note's fields as an edit gives them, raw (read by lore.core.admission.note): all of them."""
+
+    body: object
+    kind: object
+    title: NotRequired[object]
+    tags: NotRequired[Sequence[object] | None]
+
+
+class NoteFields(TypedDict, total=False):
+    """A new note's fields besides its text, raw: `when` what it says happened (ISO 8601; default:
+    now); `allow_secret`, as for facts."""
+
+    kind: object
+    title: object
+    tags: Sequence[object] | None
+    allow_secret: bool
+    when: object
+
+
+class Named(TypedDict):
+    """What a write-time check named, best first in each (lore.core.advice.remembered's words)."""
+
+    similar: Sequence[Fact | Note]
+    conflicts: Sequence[Fact]
+    likely: Sequence[Fact | Note]
+    replaces: Sequence[Fact]
+
+
 @dataclass(frozen=True)
 class Remembered(Generic[R]):
     """A write's outcome: the item written, or the current copy that made writing unnecessary
-    (`duplicate`: nothing written), with the near duplicates and likely conflicts the write-time
-    check found (docs/design.md, Duplicates and conflicts), and the facts it was said to replace.
-    `likely`: named as likely the same (not folded); `replaces`: facts this change statement likely
-    replaces (named until an agent confirms with `supersedes`)."""
+    (`duplicate`: nothing written), with what the write-time check named (`found`: near duplicates,
+    likely conflicts, likely restatements, facts a change statement likely replaces; docs/design.md,
+    Duplicates and conflicts), and the facts it was said to replace (`superseded`)."""
 
     item: R
     duplicate: bool = False
-    similar: tuple[R, ...] = ()
-    conflicts: tuple[Fact, ...] = ()
+    found: naming.Verdict[R] = field(default_factory=naming.Verdict)
     superseded: tuple[Fact, ...] = ()
-    likely: tuple[R, ...] = ()
-    replaces: tuple[Fact, ...] = ()
 
     @property
     def id(self) -> str:
@@ -56,18 +90,33 @@ class Remembered(Generic[R]):
     def space(self) -> str:
         return self.item.space
 
+    @property
+    def similar(self) -> tuple[R, ...]:
+        return self.found.similar
+
+    @property
+    def conflicts(self) -> tuple[Fact, ...]:
+        return tuple(x for x in self.found.conflicts if isinstance(x, Fact))
+
+    @property
+    def likely(self) -> tuple[R, ...]:
+        return self.found.likely
+
+    @property
+    def replaces(self) -> tuple[Fact, ...]:
+        return tuple(x for x in self.found.replaces if isinstance(x, Fact))
+
+    def named(self) -> Named:
+        """What the check named, by kind (notes have no conflicts and replace nothing)."""
+        return Named(
+            similar=self.similar, conflicts=self.conflicts, likely=self.likely, replaces=self.replaces
+        )
+
     def text(self, caller: advice.Caller = advice.TOOL) -> str:
         """What the writer is told, in its own terms (tool calls for an agent and /api, `lore`
         commands at a terminal, buttons in the web UI): one wording, lore.core.advice."""
         return advice.remembered(
-            self.item,
-            duplicate=self.duplicate,
-            similar=self.similar,
-            conflicts=self.conflicts,
-            superseded=self.superseded,
-            likely=self.likely,
-            replaces=self.replaces,
-            caller=caller,
+            self.item, duplicate=self.duplicate, superseded=self.superseded, caller=caller, **self.named()
         )
 
     def structured(self) -> dict[str, object]:
@@ -90,17 +139,10 @@ class Remembered(Generic[R]):
 
 # The write-time check compares a new item with at most this many current items of its space: those
 # sharing the most words with it (lore.store.facts.alike / notes.alike; facts also by meaning:
-# lore.service.checks).
+# lore.service.checks). The verdict is lore.core.admission's.
 ALIKE = checks.ALIKE
 # Writes are checked only while this is true: bench/month_six.py turns it off for its "no check" row.
 CHECK_WRITES = True
-
-
-fact_text = checks.fact_text
-
-
-def note_text(note: Note) -> similarity.Text:
-    return similarity.Text.of(f"{note.title or ''}\n{note.body}")
 
 
 def _one_at_a_time(conn: psycopg.Connection, space: str, kind: str, key: str) -> None:
@@ -109,64 +151,46 @@ def _one_at_a_time(conn: psycopg.Connection, space: str, kind: str, key: str) ->
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 28))", (f"{space}\x1f{kind}\x1f{key}",))
 
 
+def _admitted(verdict: admission.Verdict[R]) -> naming.Verdict[R]:
+    """What a verdict that lets the write go on named (a refusal raised: why, and what to do)."""
+    if isinstance(verdict, admission.Refusal):
+        raise verdict.error
+    return verdict.found if isinstance(verdict, admission.Named) else naming.Verdict()
+
+
 def remember_fact(
-    rt: Runtime,
-    who: Who,
-    statement: object,
-    *,
-    subject: object = None,
-    valid_from: object = None,
-    valid_to: object = None,
-    supersedes: object = None,
-    allow_secret: bool = False,
+    rt: Runtime, who: Who, statement: object, *, supersedes: object = None, **fields: Unpack[FactFields]
 ) -> Remembered[Fact]:
-    """A new fact, checked against the current facts of the space first (one rule for every entry
-    point): a copy writes nothing and answers with the existing id; a near duplicate or a likely
-    conflict is written and named. `supersedes`: facts (an id, ids separated by commas, or a list)
-    this one replaces: left out of session starts from now on, kept in history and search."""
-    text = validate.statement(statement)
-    about, start, end = _fact_fields(subject, valid_from, valid_to)
+    """A new fact, admitted first (lore.core.admission, one rule for every entry point) against the
+    current facts of the space: a copy writes nothing and answers with the existing id; a near
+    duplicate or a likely conflict is written and named. `supersedes`: facts (an id, ids separated by
+    commas, or a list) this one replaces: left out of session starts from now on, kept in history and
+    search."""
+    new = admission.fact(statement, **fields)
+    assert new.statement is not None
     replaced = _fact_ids(supersedes, "supersedes")
-    new = similarity.Text.of(text, about)
-    pending = checks.begin(rt, text) if CHECK_WRITES else None
+    pending = checks.begin(rt, new.statement) if CHECK_WRITES else None
 
     def write(conn: psycopg.Connection) -> Remembered[Fact]:
         with conn.transaction():
-            found: naming.Verdict[Fact] = naming.Verdict()
-            vector = None
+            near = checks.Neighbours()
             if CHECK_WRITES:
-                _one_at_a_time(conn, who.origin.space, "fact", new.key)
-                found, vector = checks.check_fact(conn, rt, who.origin.space, new, text, pending)
-            copy = found.same
-            if copy is not None and (start or copy.valid_from) == copy.valid_from and end == copy.valid_to:
-                item, duplicate = copy, True
+                _one_at_a_time(conn, who.origin.space, "fact", new.text.key)
+                near = checks.neighbours(conn, rt, who.origin.space, new.statement or "", pending)
+            verdict = admission.admit(new, near.olds, cosines=near.cosines)
+            if isinstance(verdict, admission.Copy):
+                item, duplicate, found = verdict.item, True, naming.Verdict[Fact]()
             else:
-                item, duplicate = (
-                    facts.remember(
-                        conn,
-                        who.origin,
-                        text,
-                        subject=about,
-                        valid_from=start,
-                        valid_to=end,
-                        allow_secret=allow_secret,
-                        vector=vector,
-                    ),
-                    False,
-                )
-                if copy is not None:  # the same words, other valid times: a new fact, named as similar
-                    found = naming.Verdict(None, (copy, *found.similar), found.conflicts, found.likely)
+                found, duplicate = _admitted(verdict), False
+                item = facts.write(conn, who.origin, new, vector=near.vector)
             gone = _supersede(conn, who, item, replaced) if replaced else ()
             confirmed = {x.id for x in gone}
-            return Remembered(
-                item,
-                duplicate,
-                found.similar,
-                tuple(x for x in found.conflicts if x.id not in confirmed),
-                gone,
-                found.likely,
-                tuple(x for x in found.replaces if x.id not in confirmed),
+            found = replace(
+                found,
+                conflicts=tuple(x for x in found.conflicts if x.id not in confirmed),
+                replaces=tuple(x for x in found.replaces if x.id not in confirmed),
             )
+            return Remembered(item, duplicate, found, gone)
 
     return rt.transact(write)
 
@@ -202,46 +226,24 @@ def _supersede(conn: psycopg.Connection, who: Who, newer: Fact, lineages: Sequen
     return tuple(olds[x] for x in lineages)
 
 
-def remember_note(
-    rt: Runtime,
-    who: Who,
-    body: object,
-    *,
-    kind: object = "note",
-    title: object = None,
-    tags: Sequence[object] | None = None,
-    allow_secret: bool = False,
-    when: object = None,
-) -> Remembered[Note]:
-    """Stored at once; embedded in the background (never waited for). Checked first against the
+def remember_note(rt: Runtime, who: Who, body: object, **fields: Unpack[NoteFields]) -> Remembered[Note]:
+    """Stored at once; embedded in the background (never waited for). Admitted first against the
     current notes of the space, as facts are (no conflicts: notes have no subject). `when`: when
     what it says happened (ISO 8601; default: now)."""
-    text, k = validate.body(body), validate.kind(kind)
-    happened_at = happened(when)
-    head = validate.optional(title, "title", validate.MAX_TITLE)
-    labels = validate.tags(tags)
-    new = similarity.Text.of(f"{head or ''}\n{text}")
+    new = admission.note(body, **fields)
 
     def write(conn: psycopg.Connection) -> Remembered[Note]:
         with conn.transaction():
-            found: naming.Verdict[Note] = naming.Verdict()
+            olds: list[Note] = []
             if CHECK_WRITES:
-                _one_at_a_time(conn, who.origin.space, "note", new.key)
-                olds = notes.alike(conn, who.origin.space, f"{head or ''}\n{text}", limit=ALIKE)
-                found = naming.classify(new, olds, note_text)
-            if found.same is not None:
-                return Remembered(found.same, True)
-            note = notes.remember(
-                conn,
-                who.origin,
-                text,
-                kind=k,
-                title=head,
-                tags=labels,
-                allow_secret=allow_secret,
-                happened_at=happened_at,
-            )
-            return Remembered(note, False, found.similar)
+                _one_at_a_time(conn, who.origin.space, "note", new.text.key)
+                olds = notes.alike(conn, who.origin.space, new.words, limit=ALIKE)
+            verdict = admission.admit(new, olds)
+            if isinstance(verdict, admission.Copy):
+                return Remembered(verdict.item, True)
+            found = _admitted(verdict)
+            note = notes.write(conn, who.origin, new)
+            return Remembered(note, False, naming.Verdict(similar=found.similar))
 
     done = rt.transact(write)
     if not done.duplicate:
@@ -267,24 +269,25 @@ class Recalled:
         return render.recall(
             self.facts,
             space=self.space,
-            workspace_name=self.workspace_name,
             max_chars=max_chars,
             total=self.total,
             header=self.header,
         )
 
 
-def recall(
-    rt: Runtime,
-    session: SessionContext,
-    *,
-    subject: object = None,
-    as_of: object = None,
-    valid_at: object = None,
-) -> Recalled:
+class Asked(TypedDict, total=False):
+    """What a recall asks for, raw: the facts about `subject`, as believed at `as_of`, true at
+    `valid_at` (ISO 8601 times)."""
+
+    subject: object
+    as_of: object
+    valid_at: object
+
+
+def recall(rt: Runtime, session: SessionContext, **asked: Unpack[Asked]) -> Recalled:
     """The session's facts (its space and what it reads), those about its workspace first."""
-    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-    when = When(parse_time(as_of, "as_of"), parse_time(valid_at, "valid_at"))
+    about = validate.optional(asked.get("subject"), "subject", validate.MAX_SUBJECT)
+    when = When(parse_time(asked.get("as_of"), "as_of"), parse_time(asked.get("valid_at"), "valid_at"))
     rows, total = rt.transact(
         lambda c: facts.page(
             c,
@@ -328,33 +331,29 @@ def fact_history(rt: Runtime, readable: Sequence[str], fact_id: object) -> list[
 
 
 def revise_fact(
-    rt: Runtime,
-    who: Who,
-    fact_id: object,
-    *,
-    statement: object = None,
-    subject: object = None,
-    valid_from: object = None,
-    valid_to: object = None,
-    allow_secret: bool = False,
+    rt: Runtime, who: Who, fact_id: object, *, statement: object = None, **fields: Unpack[FactFields]
 ) -> tuple[Fact, Fact]:
     """A new version of the fact; what is not given stays. Returns (old, new)."""
     _, lineage = validate.item_id(fact_id, expect="f")
-    text = validate.statement(statement) if statement is not None else None
-    about, start, end = _fact_fields(subject, valid_from, valid_to)
-    return rt.transact(
-        lambda c: facts.revise(
-            c,
-            who.origin,
-            who.readable,
-            lineage,
-            statement=text,
-            subject=about,
-            valid_from=start,
-            valid_to=end,
-            allow_secret=allow_secret,
-        )
-    )
+    change = admission.fact(statement, revising=lineage, **fields)
+    return rt.transact(lambda c: revise_in(c, who, lineage, change))
+
+
+def revise_in(
+    conn: psycopg.Connection,
+    who: Who,
+    lineage: int,
+    change: admission.FactCandidate,
+    *,
+    stated_at: datetime | None = None,
+) -> tuple[Fact, Fact]:
+    """Revise fact `lineage` inside the caller's transaction, admitted first (the same refusals for
+    every revision: `lore tidy`'s merges and undos too). `stated_at`: the new version brings back a
+    statement made then. Returns (old, new)."""
+    with conn.transaction():
+        old = facts.lock(conn, who.origin, who.readable, lineage)
+        _admitted(admission.admit(change, revising=old))
+        return old, facts.write_next(conn, who.origin, old, change.onto(old), stated_at=stated_at)
 
 
 def forget(rt: Runtime, who: Who, item_id: object, reason: object) -> Fact | Note:
@@ -395,36 +394,23 @@ def older_handoffs(rt: Runtime, readable: Sequence[str]) -> int:
     return rt.transact(lambda c: notes.older_handoffs(c, readable))
 
 
-def revise_note(
-    rt: Runtime,
-    who: Who,
-    note_id: object,
-    *,
-    body: object,
-    kind: object,
-    title: object = None,
-    tags: Sequence[object] | None = None,
-) -> tuple[Note, Note]:
-    """A new version of the note (embedded later, like a new note). Returns (old, new)."""
+def revise_note(rt: Runtime, who: Who, note_id: object, **edit: Unpack[NoteEdit]) -> tuple[Note, Note]:
+    """A new version of the note (embedded later, like a new note), admitted first. Returns (old, new)."""
     _, lineage = validate.item_id(note_id, expect="n")
-    text, k = validate.body(body), validate.kind(kind)
-    head = validate.optional(title, "title", validate.MAX_TITLE)
-    labels = validate.tags(tags)
-    changed = rt.transact(
-        lambda c: notes.revise(
-            c, who.origin, who.readable, lineage, body=text, kind=k, title=head, tags=labels
-        )
-    )
+    new = admission.note(**edit)
+    changed = rt.transact(lambda c: revise_note_in(c, who, lineage, new))
     retrieval.poke(rt)
     return changed
 
 
-def _fact_fields(
-    subject: object, valid_from: object, valid_to: object
-) -> tuple[str | None, datetime | None, datetime | None]:
-    """A fact's subject and valid times, checked (None where not given)."""
-    about = validate.optional(subject, "subject", validate.MAX_SUBJECT)
-    return about, parse_time(valid_from, "valid_from"), parse_time(valid_to, "valid_to")
+def revise_note_in(
+    conn: psycopg.Connection, who: Who, lineage: int, new: admission.NoteCandidate
+) -> tuple[Note, Note]:
+    """Edit note `lineage` inside the caller's transaction, admitted first. Returns (old, new)."""
+    with conn.transaction():
+        old = notes.lock(conn, who.origin, who.readable, lineage)
+        _admitted(admission.admit(new, revising=old))
+        return old, notes.write_next(conn, who.origin, old, new)
 
 
 def _header(subject: str | None, when: When) -> str | None:

@@ -125,7 +125,14 @@ async def explain(
         elsewhere = [
             (f"n_{lineage}", spaces.get(lineage, "?")) for lineage in (x.lineage for x in found.candidates)
         ]
-    return Explanation(hits, ranking.explain(trace), trace.floor, trace.min_similarity, elsewhere)
+    return explained(hits, trace, elsewhere)
+
+
+def explained(
+    hits: list[Hit], trace: ranking.Trace, elsewhere: Sequence[tuple[str, str]] = ()
+) -> Explanation:
+    """A traced search's hits, and why (what `trace` saw)."""
+    return Explanation(hits, ranking.explain(trace), trace.floor, trace.min_similarity, list(elsewhere))
 
 
 async def _find(
@@ -179,30 +186,112 @@ async def _find(
             )
     except BaseExceptionGroup as group:
         raise first_error(group) from None
-    part: search.KeywordPart = halves["keyword"]
     vector, model, nearest = halves["vector"]
     second, second_min = halves["second"]
-    floor = runner.min_similarity()
-    return await rt.run(
-        lambda c: search.search(
-            c,
-            spaces,
-            q.text,
-            session_space=q.session_space,
-            vector=vector,
-            model=model,
-            min_similarity=floor,
-            kinds=q.kinds,
-            tags=q.tags,
-            limit=q.limit,
-            keyword=part,
-            nearest=nearest,
-            trace=trace,
-            collapse=collapse,
-            second=second,
-            second_min=second_min,
-        )
+    found = Halves(halves["keyword"], vector, model, nearest, second, second_min)
+    return await rt.run(lambda c: _fused(c, spaces, q, found, runner.min_similarity(), trace, collapse))
+
+
+@dataclass(frozen=True)
+class Halves:
+    """What both halves of a search found, before fusion: the keyword half's part, and each model's
+    query vector (None: no vector in time) with its nearest candidates."""
+
+    keyword: search.KeywordPart
+    vector: list[float] | None
+    model: str | None
+    nearest: list[ranking.Candidate]
+    second: list[ranking.Candidate]
+    second_min: float
+
+
+def _fused(
+    conn: psycopg.Connection,
+    spaces: list[str],
+    q: Query,
+    halves: Halves,
+    floor: float,
+    trace: ranking.Trace | None,
+    collapse: bool,
+) -> list[Hit]:
+    return search.search(
+        conn,
+        spaces,
+        q.text,
+        session_space=q.session_space,
+        vector=halves.vector,
+        model=halves.model,
+        min_similarity=floor,
+        kinds=q.kinds,
+        tags=q.tags,
+        limit=q.limit,
+        keyword=halves.keyword,
+        nearest=halves.nearest,
+        trace=trace,
+        collapse=collapse,
+        second=halves.second,
+        second_min=halves.second_min,
     )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A search checked, and its query embedded by each model (None: no vector in time): all that
+    comes before the database (`prepare`), so that `found` reads in one transaction."""
+
+    query: Query
+    vector: tuple[list[float] | None, str | None]
+    second: tuple[list[float] | None, str | None]
+
+
+async def prepare(
+    rt: Runtime,
+    query: object,
+    *,
+    session_space: str,
+    kinds: Sequence[object] | None = None,
+    limit: object = 5,
+) -> Prepared:
+    """A search's query checked and embedded (both models at once), before it reads anything."""
+    checked = _query(query, session_space, kinds, None, limit)
+    vectors: dict[str, tuple[list[float] | None, str | None]] = {}
+    try:
+        async with anyio.create_task_group() as tasks:
+
+            async def second_half() -> None:
+                vectors["second"] = await second_vector(rt, checked.text)
+
+            tasks.start_soon(second_half)
+            vectors["first"] = await query_vector(rt, checked.text)
+    except BaseExceptionGroup as group:
+        raise first_error(group) from None
+    return Prepared(checked, vectors["first"], vectors["second"])
+
+
+def found(
+    rt: Runtime, readable: Sequence[str], prepared: Prepared, trace: ranking.Trace | None = None
+) -> list[Hit]:
+    """search_notes' search (the same halves and fusion, one after the other) in one transaction, its
+    query embedded beforehand (`prepare`): for a page that reads what else it shows in the same one
+    (the web UI's Notes page). No usage is counted: a person searched, not an agent."""
+    q, spaces = prepared.query, list(readable)
+    (vector, model), (second, second_model) = prepared.vector, prepared.second
+    runner = retrieval(rt).runner
+
+    def read(conn: psycopg.Connection) -> list[Hit]:
+        part = search.keyword_part(conn, spaces, q.text, model=runner.model, kinds=q.kinds, tags=q.tags)
+        nearest, others, second_min = [], [], 1.0
+        if vector is not None and model is not None:
+            nearest = search.vector_candidates(conn, spaces, vector, model=model, kinds=q.kinds, tags=q.tags)
+        if second is not None and second_model is not None:
+            others = search.vector_candidates(
+                conn, spaces, second, model=second_model, kinds=q.kinds, tags=q.tags, second=True
+            )
+            second_min = retrieval(rt).second.min_similarity()
+        halves = Halves(part, vector, model, nearest, others, second_min)
+        return _fused(conn, spaces, q, halves, runner.min_similarity(), trace, True)
+
+    return rt.transact(read)
 
 
 @dataclass(frozen=True)

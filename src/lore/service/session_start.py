@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from lore.core import outcomes, spool
+from lore.core import outcomes, spool, workspace
 from lore.core.clients import CLIENTS
 from lore.core.ending import Ending
 from lore.core.errors import InvalidInput
@@ -74,7 +74,7 @@ def with_root(session: SessionContext, root: object, name: object = None) -> Ses
     """`session` with "here" (its root: the git top-level the client found on its machine) and the
     workspace's name as the client tells them, when the root is the workspace or one of its parents
     (a hosted server cannot look at the client's disk); else `session` unchanged."""
-    if not isinstance(root, str) or not root.startswith("/") or len(root) > 4096 or "\x00" in root:
+    if not isinstance(root, str) or not root.startswith("/") or not workspace.is_path(root):
         return session
     given = Path(os.path.normpath(root))
     if given != session.signal.path and given not in Path(os.path.normpath(session.signal.path)).parents:

@@ -12,12 +12,12 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 
-from lore.core import ids, stale, validate
+from lore.core import admission, ids, stale, validate
 from lore.core import tidy as core
 from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.rows import Fact, Note
 from lore.core.session import Who
-from lore.service import retrieval
+from lore.service import memory, retrieval
 from lore.service.runtime import Runtime
 from lore.store import facts, injections, notes
 from lore.store import tidy as audit
@@ -109,7 +109,7 @@ def merge(rt: Runtime, who: Who, into: object, others: Sequence[object], *, stat
             keep = kind.VERSIONS.lock_current(conn, who.origin, who.readable, target, "Merge it")
             revised = None
             if text is not None and isinstance(keep, Fact) and text != keep.statement:
-                _, new = facts.revise(conn, who.origin, who.readable, target, statement=text)
+                _, new = memory.revise_in(conn, who, target, admission.FactCandidate(text))
                 revised = new.version_id
             reason = f"merged into {keep.id}"
             for lineage in rest:
@@ -246,9 +246,8 @@ def _reapply(conn: psycopg.Connection, who: Who, target: str, revised: int) -> t
     after = [v for v in versions if v.version_id > revised]
     if merged is None or len(after) != 1 or after[0].superseded_at is not None:
         return None, f"{target} changed since: its statement stays as it is"
-    _, new = facts.revise(
-        conn, who.origin, who.readable, lineage, statement=merged.statement, stated_at=merged.stated
-    )
+    change = admission.FactCandidate(merged.statement)
+    _, new = memory.revise_in(conn, who, lineage, change, stated_at=merged.stated)
     return new.version_id, f"{target} says “{merged.statement}” again"
 
 
@@ -263,7 +262,7 @@ def _revert(conn: psycopg.Connection, who: Who, target: str, revised: int) -> st
     before = next((v for v in reversed(versions) if v.version_id < revised), None)
     if before is None:
         return f"{target} keeps its statement"
-    facts.revise(conn, who.origin, who.readable, lineage, statement=before.statement, stated_at=before.stated)
+    memory.revise_in(conn, who, lineage, admission.FactCandidate(before.statement), stated_at=before.stated)
     return f"{target} says “{before.statement}” again"
 
 

@@ -42,17 +42,14 @@ def note_text(title: str | None, tags: Sequence[str], body: str, context: str | 
     return f"{text}\n{context}" if context else text
 
 
-# A note written in a session is embedded once its context is known (lore.store.context).
-_PENDING = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE embedding IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
-ORDER BY version_id LIMIT %s
-"""
-_STALE = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s
-"""
+# What a note's vector is made of (note_text), for either model: lore.store.second_vectors reads it too.
+NOTE_ROWS = "SELECT version_id, title, tags, body, context_before FROM notes WHERE superseded_at IS NULL"
+# A current note is ready for a vector once its context is known (lore.store.context): one written in a
+# session waits for the note before it there.
+READY = "(session IS NULL OR context_before IS NOT NULL)"
+_PENDING = f"{NOTE_ROWS} AND embedding IS NULL AND {READY} ORDER BY version_id LIMIT %s"
+_STALE = f"""{NOTE_ROWS} AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s"""
 _FILL = """
 UPDATE notes SET embedding = %s::vector, embedding_model = %s
 WHERE version_id = %s AND superseded_at IS NULL AND {guard}
@@ -112,20 +109,40 @@ def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
 
 
 def embed_batch(
-    conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
+    conn: psycopg.Connection,
+    runner: Runner,
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    replace: bool,
+    fill: str = _FILL,
+    empty: str = "embedding IS NULL",
+    ensure: Callable[[psycopg.Connection, str, int], None] = ensure_index,
 ) -> int:
-    """Embed rows (version_id, title, tags, body, context) and store the vectors; returns how many
-    were stored."""
+    """Embed note rows (version_id, title, tags, body, context) and store the vectors; returns how
+    many were stored. `fill`, `empty`, `ensure`: the column's statement, what a row without a vector
+    is, and its index (the first model's, or the second's: lore.store.second_vectors)."""
     model = runner.model
     if model is None or not rows:
         return 0
     texts = [note_text(title, tags or (), body, before) for _, title, tags, body, before in rows]
     vectors = runner.batch(texts)  # no transaction is open while the embedder works
-    ensure_index(conn, model, len(vectors[0]))
-    guard = sql.SQL("true" if replace else "embedding IS NULL")
+    ensure(conn, model, len(vectors[0]))
+    return store(conn, fill, "true" if replace else empty, model, rows, vectors)
+
+
+def store(
+    conn: psycopg.Connection,
+    fill: str,
+    guard: str,
+    model: str,
+    rows: Sequence[tuple[Any, ...]],
+    vectors: Sequence[Sequence[float]],
+) -> int:
+    """Store one vector of `model` per row (its version id first) with statement `fill`, on the rows
+    its `{guard}` still allows (`true`: replace any; else only rows still without one)."""
     with conn.transaction(), conn.cursor() as cur:
         cur.executemany(
-            sql.SQL(_FILL).format(guard=guard),
+            sql.SQL(fill).format(guard=sql.SQL(guard)),
             [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
         )
     return len(rows)
@@ -166,13 +183,7 @@ def embed_facts(
     if model is None or not rows:
         return 0
     vectors = runner.batch([statement for _, statement in rows])  # no transaction open meanwhile
-    guard = sql.SQL("true" if replace else "embedding IS NULL")
-    with conn.transaction(), conn.cursor() as cur:
-        cur.executemany(
-            sql.SQL(_FILL_FACT).format(guard=guard),
-            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
-        )
-    return len(rows)
+    return store(conn, _FILL_FACT, "true" if replace else "embedding IS NULL", model, rows, vectors)
 
 
 def reindex(
@@ -194,24 +205,21 @@ def reindex(
     against = "" if everything else model
     total = pending_count(conn, against, stale=True) + _stale_facts(conn, against)
     conn.commit()
-    done, last = 0, 0
-    while True:
-        rows = conn.execute(_STALE, (against, last, batch)).fetchall()
-        conn.commit()
-        if not rows:
-            break
-        done += embed_batch(conn, runner, rows, replace=True)
-        last = rows[-1][0]
-        if progress is not None:
-            progress(done, total)
-    last = -1
-    while True:  # the facts (migration 0020): every one not of this model
-        rows = conn.execute(_STALE_FACTS, (against, last, batch)).fetchall()
-        conn.commit()
-        if not rows:
-            break
-        done += embed_facts(conn, runner, rows, replace=True)
-        last = rows[-1][0]
+    done = 0
+    # the notes (progress told), then the facts (migration 0020): every one not of this model
+    for stale, embed, last, told in (
+        (_STALE, embed_batch, 0, progress),
+        (_STALE_FACTS, embed_facts, -1, None),
+    ):
+        while True:
+            rows = conn.execute(stale, (against, last, batch)).fetchall()
+            conn.commit()
+            if not rows:
+                break
+            done += embed(conn, runner, rows, replace=True)
+            last = rows[-1][0]
+            if told is not None:
+                told(done, total)
     return done
 
 

@@ -14,15 +14,14 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import class_row, dict_row
 
-from lore.core import ids, secrets
-from lore.core.errors import InvalidInput, NotFound, Refused
+from lore.core import ids
+from lore.core.admission import FactCandidate
 from lore.core.rows import Fact as Fact
 from lore.core.session import Origin
 from lore.core.timeline import When
 from lore.embeddings import to_pgvector
 from lore.store.versions import Versioned
 
-_SAME_HINT = "Give a new statement, subject, valid_from or valid_to (what differs from the current version)."
 _COLUMNS = (
     "lineage, version_id, space, statement, subject, valid_from, valid_to, "
     "recorded_at, superseded_at, source, workspace, stated_at"
@@ -40,55 +39,44 @@ def remember(
     subject: str | None = None,
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
-    allow_secret: bool = False,
-    vector: Vector | None = None,
 ) -> Fact:
-    """A new fact; `vector`: its statement's (model, vector) when the write made one (else the
-    embedding worker makes it later)."""
-    secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
-    _check_interval(valid_from, valid_to)
-    fields: dict[str, object] = {"statement": statement, "subject": subject, "valid_to": valid_to}
-    if valid_from is not None:  # else the column's default: now
-        fields["valid_from"] = valid_from
+    """A new fact, unchecked (tests and imports write known rows with it)."""
+    return write(conn, origin, FactCandidate(statement, subject, valid_from, valid_to))
+
+
+def write(
+    conn: psycopg.Connection, origin: Origin, new: FactCandidate, *, vector: Vector | None = None
+) -> Fact:
+    """A new fact, as given (lore.service.memory.remember_fact admits it first); `vector`: its
+    statement's (model, vector) when the write made one (else the embedding worker makes it later)."""
+    fields: dict[str, object] = {"statement": new.statement, "subject": new.subject, "valid_to": new.valid_to}
+    if new.valid_from is not None:  # else the column's default: now
+        fields["valid_from"] = new.valid_from
     if vector is not None:
         fields["embedding_model"], fields["embedding"] = vector[0], to_pgvector(vector[1])
     with conn.transaction():
         return VERSIONS.insert(conn, origin, fields)
 
 
-def revise(
+def lock(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:
+    """The current version of `lineage`, locked until the transaction ends, if `origin` may revise it."""
+    return VERSIONS.lock_current(conn, origin, readable, lineage, "Revise it")
+
+
+def write_next(
     conn: psycopg.Connection,
     origin: Origin,
-    readable: Sequence[str],
-    lineage: int,
+    old: Fact,
+    new: FactCandidate,
     *,
-    statement: str | None = None,
-    subject: str | None = None,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    allow_secret: bool = False,
     stated_at: datetime | None = None,
-) -> tuple[Fact, Fact]:
-    """Close the current version of `lineage` and write the next; returns (old, new). `stated_at`:
-    the new version brings back a statement made then (a reverted merge), not a new one."""
-    secrets.refuse(("statement", statement), ("subject", subject), what="fact", allow=allow_secret)
-    if statement is None and subject is None and valid_from is None and valid_to is None:
-        raise InvalidInput(f"Nothing to change in {ids.fact(lineage)}.", _SAME_HINT)
-    with conn.transaction():
-        old = VERSIONS.lock_current(conn, origin, readable, lineage, "Revise it")
-        text = statement or old.statement
-        about = subject if subject is not None else old.subject
-        new_from = valid_from or old.valid_from
-        new_to = valid_to if valid_to is not None else old.valid_to
-        if (text, about, new_from, new_to) == (old.statement, old.subject, old.valid_from, old.valid_to):
-            raise InvalidInput(f"Nothing to change: {old.id} already says exactly that.", _SAME_HINT)
-        _check_interval(new_from, new_to)
-        stamp = VERSIONS.close(conn, old)
-        fields = {"statement": text, "subject": about, "valid_from": new_from, "valid_to": new_to}
-        if stated_at is not None:
-            fields["stated_at"] = stated_at
-        new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
-    return old, new
+) -> Fact:
+    """Close `old` (locked) and write its next version, `new`, as given (every field: its
+    FactCandidate.onto(old); lore.service.memory.revise_in admits it first). `stated_at`: the new
+    version brings back a statement made then (a reverted merge)."""
+    fields = {"statement": new.statement, "subject": new.subject, "valid_from": new.valid_from}
+    fields |= {"valid_to": new.valid_to} | ({"stated_at": stated_at} if stated_at is not None else {})
+    return VERSIONS.next(conn, origin, old, fields)
 
 
 def forget(
@@ -101,28 +89,13 @@ def forget(
 def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Fact:
     """Believe a forgotten fact again: its last version written anew as the current one (undoing a
     merge or a forget from `lore tidy`), in its own place in time (`stated_at`: when that statement
-    was made, so it is not "newer" than what was said after it) and valid as it was. The forget_log
-    row stays: the history shows both acts."""
-    with conn.transaction():
-        versions = VERSIONS.history(conn, readable, lineage)
-        if not versions:
-            raise NotFound(f"No fact {ids.fact(lineage)} in this session's spaces.", VERSIONS.find_hint)
-        last = versions[-1]
-        if last.superseded_at is None:
-            return last  # believed already
-        if last.space != origin.space:
-            raise Refused(
-                f"{last.id} belongs to space {last.space!r}, which this session may read but not change.",
-                f"Restore it from a workspace of {last.space!r}.",
-            )
-        fields = {
-            "statement": last.statement,
-            "subject": last.subject,
-            "valid_from": last.valid_from,
-            "valid_to": last.valid_to,
-            "stated_at": last.stated,
-        }
-        return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
+    was made, so it is not "newer" than what was said after it) and valid as it was."""
+    return VERSIONS.restore(conn, origin, readable, lineage, _restored)
+
+
+def _restored(last: Fact) -> dict[str, object]:
+    kept = {name: getattr(last, name) for name in ("statement", "subject", "valid_from", "valid_to")}
+    return kept | {"stated_at": last.stated}
 
 
 def _params(
@@ -138,10 +111,12 @@ def _params(
     }
 
 
+# The facts in lore_facts_ordered's own order (WITH ORDINALITY; nothing above sorts them again).
 _PAGE = f"""SELECT t.total, f.* FROM (
     SELECT count(*) AS total FROM lore_facts_visible(%(spaces)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS t
-LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM lore_facts_ordered(
-    %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s)) AS f ON true"""
+LEFT JOIN LATERAL (SELECT {_COLUMNS}, ordinality FROM lore_facts_ordered(
+    %(spaces)s, %(prefer)s, %(limit)s, %(as_of)s, %(valid_at)s, %(subject)s) WITH ORDINALITY) AS f ON true
+ORDER BY f.ordinality"""
 
 
 def page(
@@ -153,7 +128,7 @@ def page(
     prefer_subject: str | None = None,
     limit: int = 1000,
 ) -> tuple[list[Fact], int]:
-    """Facts visible from `when` (see timeline.py), the first `limit` in render order, and how many
+    """Facts visible from `when` (see timeline.py), the first `limit` in the order shown, and how many
     there are in all, in one round trip. The order: those about `prefer_subject` first, then those
     with no subject, then the rest; newest belief first within each. Filter and order are the SQL
     functions lore_facts_visible and lore_facts_ordered (migration 0006), shared with the
@@ -161,7 +136,11 @@ def page(
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(_PAGE, _params(spaces, when, subject, prefer_subject, limit)).fetchall()
     total = int(rows[0]["total"]) if rows else 0
-    found = [Fact(**{k: v for k, v in r.items() if k != "total"}) for r in rows if r["lineage"] is not None]
+    found = [
+        Fact(**{k: v for k, v in r.items() if k not in ("total", "ordinality")})
+        for r in rows
+        if r["lineage"] is not None
+    ]
     return found, total
 
 
@@ -184,13 +163,7 @@ def alike(conn: psycopg.Connection, space: str, text: str, *, limit: int = 20) -
 
 def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]) -> dict[int, Fact]:
     """The current versions of several facts that `spaces` can read, by lineage."""
-    with conn.cursor(row_factory=class_row(Fact)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM facts "
-            "WHERE lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)",
-            (list(lineages), list(spaces)),
-        )
-        return {f.lineage: f for f in cur.fetchall()}
+    return VERSIONS.current(conn, spaces, lineages)
 
 
 def everything(conn: psycopg.Connection, space: str) -> list[Fact]:
@@ -215,14 +188,6 @@ def histories(
 ) -> dict[int, list[Fact]]:
     """Every version of several facts, oldest first, by lineage, in one query."""
     return VERSIONS.histories(conn, spaces, lineages)
-
-
-def _check_interval(valid_from: datetime | None, valid_to: datetime | None) -> None:
-    if valid_from and valid_to and valid_to <= valid_from:
-        raise InvalidInput(
-            f"valid_to ({valid_to.isoformat()}) is not after valid_from ({valid_from.isoformat()}).",
-            "Give a valid_to later than valid_from, or leave valid_to out (still true).",
-        )
 
 
 # The current facts of a space (still true) nearest a vector of `model`, with their cosine: what the

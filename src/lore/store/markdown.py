@@ -35,6 +35,7 @@ from pathlib import Path
 import psycopg
 
 from lore.core import secrets
+from lore.core.admission import NoteCandidate
 from lore.core.errors import InvalidInput, Refused
 from lore.core.session import Origin
 from lore.core.validate import MAX_BODY_BYTES, MAX_TITLE
@@ -392,7 +393,6 @@ def apply(
                     kind=section.kind,
                     title=section.title,
                     tags=tags,
-                    allow_secret=allow_secret,
                 )
                 conn.execute(
                     "INSERT INTO markdown_sections (space, root, file, section, lineage, sha256, first_line, "
@@ -411,17 +411,9 @@ def apply(
                     (section.sha256, section.sha256, *where, origin.space, root, section.file, section.key),
                 )
             else:
-                _, new = notes.revise(
-                    conn,
-                    origin,
-                    [origin.space],
-                    int(lineage),
-                    body=section.body,
-                    kind=section.kind,
-                    title=section.title,
-                    tags=tags,
-                    allow_secret=allow_secret,
-                )
+                old = notes.lock(conn, origin, [origin.space], int(lineage))
+                edit = NoteCandidate(section.body, section.kind, section.title, tuple(tags))
+                new = notes.write_next(conn, origin, old, edit)
                 conn.execute(
                     _TOUCH,
                     (section.sha256, section.sha256, *where, origin.space, root, section.file, section.key),

@@ -13,8 +13,9 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import class_row, dict_row
 
-from lore.core import ids, secrets
-from lore.core.errors import InvalidInput, NotFound, Refused
+from lore.core import ids
+from lore.core.admission import NoteCandidate
+from lore.core.errors import NotFound
 from lore.core.rows import Note as Note
 from lore.core.session import Origin
 from lore.store.versions import Versioned
@@ -34,16 +35,20 @@ def remember(
     kind: str = "note",
     title: str | None = None,
     tags: Sequence[str] = (),
-    allow_secret: bool = False,
     happened_at: datetime | None = None,
 ) -> Note:
-    """A new note, from `origin`'s session (its context is the note before it there: filled later by
-    the embedding worker); `happened_at`: when what it says happened (default: now)."""
-    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
-    fields: dict[str, object] = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
-    fields["session"] = origin.session
-    if happened_at is not None:
-        fields["happened_at"] = happened_at
+    """A new note, unchecked (`lore import-markdown` refuses credentials first; tests write known rows)."""
+    return write(conn, origin, NoteCandidate(body, kind, title, tuple(tags), happened_at))
+
+
+def write(conn: psycopg.Connection, origin: Origin, new: NoteCandidate) -> Note:
+    """A new note, as given (lore.service.memory.remember_note admits it first), from `origin`'s
+    session (its context is the note before it there: filled later by the embedding worker);
+    `happened_at`: when what it says happened (None: now)."""
+    fields: dict[str, object] = {"kind": new.kind, "title": new.title, "body": new.body}
+    fields |= {"tags": list(new.tags), "session": origin.session}
+    if new.happened_at is not None:
+        fields["happened_at"] = new.happened_at
     with conn.transaction():
         return VERSIONS.insert(conn, origin, fields)
 
@@ -62,34 +67,19 @@ def get(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> Note:
     return row
 
 
-def revise(
-    conn: psycopg.Connection,
-    origin: Origin,
-    readable: Sequence[str],
-    lineage: int,
-    *,
-    body: str,
-    kind: str,
-    title: str | None,
-    tags: Sequence[str],
-    allow_secret: bool = False,
-    happened_at: datetime | None = None,
-) -> tuple[Note, Note]:
-    """Close the current version of `lineage` and write the next (same lineage: edges and the task
-    state stay attached; the new text is embedded later, like a new note). Returns (old, new)."""
-    secrets.refuse(("body", body), ("title", title), ("tags", tags), what="note", allow=allow_secret)
-    with conn.transaction():
-        old = VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
-        if (body, kind, title, list(tags)) == (old.body, old.kind, old.title, list(old.tags)):
-            raise InvalidInput(
-                f"Nothing to change: {old.id} already says exactly that.",
-                "Edit the text, title, kind or tags, then save.",
-            )
-        stamp = VERSIONS.close(conn, old)
-        fields: dict[str, object] = {"kind": kind, "title": title, "body": body, "tags": list(tags)}
-        fields |= _kept(conn, old.version_id) | ({"happened_at": happened_at} if happened_at else {})
-        new = VERSIONS.insert(conn, origin, fields, lineage=lineage, space=old.space, recorded_at=stamp)
-    return old, new
+def lock(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Note:
+    """The current version of `lineage`, locked until the transaction ends, if `origin` may edit it."""
+    return VERSIONS.lock_current(conn, origin, readable, lineage, "Edit it")
+
+
+def write_next(conn: psycopg.Connection, origin: Origin, old: Note, new: NoteCandidate) -> Note:
+    """Close `old` (locked) and write its next version, `new`, as given (same lineage: edges and the
+    task state stay attached; the new text is embedded later, like a new note)."""
+    fields: dict[str, object] = {"kind": new.kind, "title": new.title, "body": new.body}
+    fields |= {"tags": list(new.tags)} | _kept(conn, old.version_id)
+    if new.happened_at:
+        fields["happened_at"] = new.happened_at
+    return VERSIONS.next(conn, origin, old, fields)
 
 
 _KEPT = """SELECT session, context_before, context_after, coalesce(happened_at, recorded_at) AS happened_at
@@ -181,13 +171,7 @@ def everything(conn: psycopg.Connection, space: str, *, max_chars: int = 4000) -
 
 def current(conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]) -> dict[int, Note]:
     """The current versions of several notes that `spaces` can read, by lineage."""
-    with conn.cursor(row_factory=class_row(Note)) as cur:
-        cur.execute(
-            f"SELECT {_COLUMNS} FROM notes "
-            "WHERE lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)",
-            (list(lineages), list(spaces)),
-        )
-        return {n.lineage: n for n in cur.fetchall()}
+    return VERSIONS.current(conn, spaces, lineages)
 
 
 def history(conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[Note]:
@@ -205,20 +189,13 @@ def forget(
 def restore(conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int) -> Note:
     """Believe a forgotten note again: its last version written anew as the current one (undoing a
     merge or a forget from `lore tidy`; embedded again in the background)."""
-    with conn.transaction():
-        versions = VERSIONS.history(conn, readable, lineage)
-        if not versions:
-            raise NotFound(f"No note n_{lineage} in this session's spaces.", VERSIONS.find_hint)
-        last = versions[-1]
-        if last.superseded_at is None:
-            return last
-        if last.space != origin.space:
-            raise Refused(
-                f"{last.id} belongs to space {last.space!r}, which this session may read but not change.",
-                f"Restore it from a workspace of {last.space!r}.",
-            )
-        fields = {"kind": last.kind, "title": last.title, "body": last.body, "tags": list(last.tags)}
-        return VERSIONS.insert(conn, origin, fields, lineage=lineage, space=last.space)
+    return VERSIONS.restore(
+        conn,
+        origin,
+        readable,
+        lineage,
+        lambda last: {"kind": last.kind, "title": last.title, "body": last.body, "tags": list(last.tags)},
+    )
 
 
 def spaces_of(conn: psycopg.Connection, lineages: Sequence[int]) -> dict[int, str]:

@@ -15,20 +15,13 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from lore.embeddings import to_pgvector
 from lore.embeddings.runner import Runner
-from lore.store.embed_worker import BATCH, note_text
+from lore.store import embed_worker
+from lore.store.embed_worker import BATCH, NOTE_ROWS, READY
 
-_PENDING = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE embedding2 IS NULL AND superseded_at IS NULL AND (session IS NULL OR context_before IS NOT NULL)
-ORDER BY version_id LIMIT %s
-"""
-_STALE = """
-SELECT version_id, title, tags, body, context_before FROM notes
-WHERE superseded_at IS NULL AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s
-"""
+_PENDING = f"{NOTE_ROWS} AND embedding2 IS NULL AND {READY} ORDER BY version_id LIMIT %s"
+_STALE = f"""{NOTE_ROWS} AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
+ORDER BY version_id LIMIT %s"""
 _FILL = """UPDATE notes SET embedding2 = %s::vector, embedding2_model = %s
 WHERE version_id = %s AND superseded_at IS NULL AND {guard}"""
 _WAITING = sql.SQL(
@@ -65,19 +58,9 @@ def embed_batch(
     conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
 ) -> int:
     """Embed rows (version_id, title, tags, body, context) with the second model and store them."""
-    model = runner.model
-    if model is None or not rows:
-        return 0
-    texts = [note_text(title, tags or (), body, before) for _, title, tags, body, before in rows]
-    vectors = runner.batch(texts)  # no transaction is open while the embedder works
-    ensure_indexes(conn, model, len(vectors[0]))
-    guard = sql.SQL("true" if replace else "embedding2 IS NULL")
-    with conn.transaction(), conn.cursor() as cur:
-        cur.executemany(
-            sql.SQL(_FILL).format(guard=guard),
-            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
-        )
-    return len(rows)
+    return embed_worker.embed_batch(
+        conn, runner, rows, replace=replace, fill=_FILL, empty="embedding2 IS NULL", ensure=ensure_indexes
+    )
 
 
 def embed_pending(conn: psycopg.Connection, runner: Runner, limit: int = BATCH) -> int:

@@ -120,6 +120,36 @@ class Versioned(Generic[R]):
         assert row is not None
         return row[0]  # type: ignore[no-any-return]
 
+    def next(self, conn: psycopg.Connection, origin: Origin, old: R, fields: Mapping[str, object]) -> R:
+        """Close `old` (locked: lock_current) and write its successor, `fields`, recorded at that instant."""
+        stamp = self.close(conn, old)
+        return self.insert(conn, origin, fields, lineage=old.lineage, space=old.space, recorded_at=stamp)
+
+    def restore(
+        self,
+        conn: psycopg.Connection,
+        origin: Origin,
+        readable: Sequence[str],
+        lineage: int,
+        fields: Callable[[R], Mapping[str, object]],
+    ) -> R:
+        """Believe a forgotten item again: its last version (`fields` of it) written anew as the
+        current one. The forget_log row stays: the history shows both acts."""
+        name = self.public_id(lineage)
+        with conn.transaction():
+            versions = self.history(conn, readable, lineage)
+            if not versions:
+                raise NotFound(f"No {self.item} {name} in this session's spaces.", self.find_hint)
+            last = versions[-1]
+            if last.superseded_at is None:
+                return last  # believed already
+            if last.space != origin.space:
+                raise Refused(
+                    f"{name} belongs to space {last.space!r}, which this session may read but not change.",
+                    f"Restore it from a workspace of {last.space!r}.",
+                )
+            return self.insert(conn, origin, fields(last), lineage=lineage, space=last.space)
+
     def forget(
         self, conn: psycopg.Connection, origin: Origin, readable: Sequence[str], lineage: int, reason: str
     ) -> R:
@@ -134,6 +164,17 @@ class Versioned(Generic[R]):
                 (old.space, self.item, lineage, reason, origin.source, origin.workspace, origin.client_name),
             )
         return old
+
+    def current(
+        self, conn: psycopg.Connection, spaces: Sequence[str], lineages: Sequence[int]
+    ) -> dict[int, R]:
+        """The current versions of several items that `spaces` can read, by lineage."""
+        with conn.cursor(row_factory=class_row(self.row)) as cur:
+            cur.execute(
+                self._select("lineage = ANY(%s) AND superseded_at IS NULL AND space = ANY(%s)"),
+                (list(lineages), list(spaces)),
+            )
+            return {row.lineage: row for row in cur.fetchall()}
 
     def history(self, conn: psycopg.Connection, spaces: Sequence[str], lineage: int) -> list[R]:
         """Every version of one item, oldest first (empty when not visible from `spaces`)."""

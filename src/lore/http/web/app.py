@@ -3,8 +3,9 @@ through (session cookie, CSRF on every POST, loopback Host in local mode), rende
 checks it shares with the JSON API (Host, Origin, body size, the status of each error) are
 lore.request_guard's.
 
-The pages themselves live in lore.web.memory (facts, notes) and lore.web.work (spaces, tasks,
-messages); they only parse, call the same core functions as the MCP tools, and render.
+The pages themselves live in lore.http.web.memory (facts, notes), .work (spaces, tasks, messages,
+sessions, log) and .tidy; they only parse, call one use case each (lore.service.pages for a page,
+lore.service.forms for a form: one transaction each), and render.
 """
 
 from __future__ import annotations
@@ -24,14 +25,13 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from lore.core import render, users
+from lore.core import last_session, render, users
 from lore.core.config import Config
 from lore.core.errors import InvalidInput, LoreError, NotFound
-from lore.core.session import Origin
 from lore.http import guard
 from lore.http.web import sessions
 from lore.http.web.sessions import Session, SignInLink
-from lore.service import accounts, overview
+from lore.service import forms, pages
 from lore.service.runtime import Runtime
 
 log = logging.getLogger("lore.http.web")
@@ -88,8 +88,10 @@ class Viewer:
             raise NotFound(f"No space {name!r} among yours.", "Pick one of the spaces listed on Spaces.")
         return full
 
-    def origin(self, space_id: str) -> Origin:
-        return Origin(space_id, SOURCE, None)
+    @property
+    def person(self) -> forms.Person:
+        """Who fills in a form: their spaces, and `web` as the source of what they write."""
+        return forms.Person(self.ids, SOURCE)
 
 
 class UI:
@@ -102,7 +104,7 @@ class UI:
         self.local_secret = None if sign_in else local_secret
         self.https = base_url.startswith("https://")
         self.store: sessions.Store = (
-            sessions.DatabaseSessions(state) if sign_in else sessions.MemorySessions()
+            sessions.DatabaseSessions(state) if sign_in else sessions.MemorySessions(state)
         )
         self.link: SignInLink | None = None if sign_in else SignInLink()
         self.templates = jinja2.Environment(
@@ -116,7 +118,7 @@ class UI:
         self.templates.filters["q"] = lambda value: quote(str(value), safe="")
         self.templates.filters["iso"] = _iso
         self.templates.filters["count"] = render.counted
-        self.templates.globals["changes_line"] = render.changes_line
+        self.templates.globals["changes_line"] = last_session.changes_line
         self.templates.filters["path"] = path_html
 
     # --- responses ------------------------------------------------------------------------------
@@ -143,14 +145,13 @@ class UI:
             ctx["done"] = flash.get(request.query_params.get("done", ""))
         return self.html(request, template, status, viewer=viewer, csrf=viewer.csrf, **ctx)
 
-    async def shown_space(self, request: Request, viewer: Viewer) -> str:
-        """The space a page of one space shows: the one its URL names; else the one the person's
-        agents wrote to last (facts, notes, handoffs), else the default space. Every such page
-        (Facts, Tasks, Messages, Sessions, Tidy, Log) opens on the same one."""
+    def pick(self, request: Request, viewer: Viewer) -> pages.Pick:
+        """The space a page of one space shows (lore.service.pages.Pick): the one its URL names;
+        else, among several, the one the person's agents wrote to last, else the default space."""
         named = request.query_params.get("space")
         if named or len(viewer.ids) < 2:
-            return viewer.space_id(named)
-        return await self.state.call(overview.last_used, list(viewer.ids)) or viewer.space_id(None)
+            return pages.Pick(viewer.space_id(named), (), viewer.space_id(named))
+        return pages.Pick(None, viewer.ids, viewer.space_id(None))
 
     def space_page(
         self,
@@ -276,18 +277,21 @@ class UI:
         if not expected or not await self.csrf_ok(request, expected):
             return self.refuse(request, "Refused: this sign-in form is stale or came from another site.")
         code, token = str(form.get("code", "")).strip(), str(form.get("token", "")).strip()
-        principal: users.Principal | None = None
+        session: Session | None
         if code and self.link is not None:
             if not self.link.consume(code):
                 error = _LINK_EXPIRED if self.link.expired and not self.link.used else _LINK_USED
                 return self.sign_in_form(request, status=401, error=error, then=form.get("next"))
+            session = await self.store.start()
         elif self.local_secret is None or not hmac.compare_digest(token.encode(), self.local_secret.encode()):
-            principal = await self.state.call(accounts.verify, token, ("personal",))
-            if principal is None:
+            # the token checked and (sign-in mode) the session started: one transaction
+            session = await self.store.sign_in(token)
+            if session is None:
                 return self.sign_in_form(
                     request, status=401, error=self.refused_token(), then=form.get("next")
                 )
-        session = await self.store.start(principal)
+        else:
+            session = await self.store.start()
         response = RedirectResponse(_safe_next(str(form.get("next", ""))), 303, headers=HEADERS)
         ttl = int(sessions.TTL.total_seconds())
         self.set_cookie(request, response, self.cookie_name(request), session.secret, ttl, "/")

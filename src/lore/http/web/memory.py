@@ -1,12 +1,13 @@
 """Pages: Facts (current facts of a space, each with its history on both time axes; revise, forget)
 and Notes (the same hybrid search as `search_notes`; a note with its graph neighbourhood; edit, link,
-forget). Every read and write is a use case of lore.service (the same as the MCP tools'), acting
-from the item's own space with `web` as the client."""
+forget). Each page reads through one use case of lore.service.pages and each form writes through one
+of lore.service.forms (or memory.remember_fact), each in one transaction: made of the same use cases
+as the MCP tools', acting from the item's own space with `web` as the client."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
@@ -15,13 +16,11 @@ from starlette.responses import RedirectResponse, Response
 
 from lore.core import advice, ids, injection, ranking, render, validate
 from lore.core.rows import Fact, Note
-from lore.core.session import Acting
-from lore.core.timeline import parse_time
 from lore.http.web import svg
-from lore.service import log, memory, overview, search, tidy
+from lore.service import forms, memory, pages
 
 if TYPE_CHECKING:
-    from lore.http.web.app import UI, Page, Viewer
+    from lore.http.web.app import UI, Viewer
 
 DONE = {
     "revised": "Revised: the old version stays in the history.",
@@ -50,10 +49,8 @@ def line(fact: Fact) -> str:
 
 
 async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = await ui.shown_space(request, viewer)
-    found = await ui.state.call(memory.space_facts, space_id)
-    gone = await ui.state.call(overview.forgotten, [space_id], kind="fact")
-    now = datetime.now(UTC)
+    page = await ui.state.call(pages.facts, ui.pick(request, viewer))
+    found, now = page.shown.found, datetime.now(UTC)
     items = [
         {
             "fact": f,
@@ -63,28 +60,27 @@ async def facts_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         for f in found.facts
     ]
     return ui.space_page(
-        request, viewer, "facts.html", space_id, DONE, items=items, total=found.total, forgotten=gone
+        request,
+        viewer,
+        "facts.html",
+        page.space,
+        DONE,
+        items=items,
+        total=found.total,
+        forgotten=page.shown.forgotten,
     )
 
 
-def acting(viewer: Viewer, space: str) -> Acting:
-    """The person, acting in `space` (an item's own), reading what they may read."""
-    return Acting(viewer.origin(space), tuple(viewer.ids))
-
-
 async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    versions = await ui.state.call(memory.fact_history, viewer.ids, request.path_params["id"])
-    space, lineage = versions[-1].space, versions[-1].lineage
-    gone = await ui.state.call(overview.forgotten, [space], kind="fact", lineage=lineage)
-    current = versions[-1] if versions[-1].superseded_at is None else None
-    used = await ui.state.call(log.usage, viewer.ids, [versions[-1].id])
-    merged = await ui.state.call(tidy.merged_into, viewer.ids, versions[-1].id)
     said, found = _said(request.query_params)
+    asked = [int(x[2:]) for xs in found.values() for x in xs]
+    page = await ui.state.call(pages.fact, viewer.ids, request.path_params["id"], asked)
+    versions, gone = page.versions, page.forgotten
+    space = versions[-1].space
+    current = versions[-1] if versions[-1].superseded_at is None else None
     checked = None
     if said is not None:
-        named = await ui.state.call(
-            memory.current_facts, viewer.ids, [int(x[2:]) for xs in found.values() for x in xs]
-        )
+        named = page.named
         listed = {k: [named[int(x[2:])] for x in xs if int(x[2:]) in named] for k, xs in found.items()}
         checked = advice.remembered(
             versions[-1],
@@ -104,8 +100,8 @@ async def fact_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         space=viewer.name(space),
         forgotten=gone,
         timeline=svg.timeline(spans(versions, bool(gone)), datetime.now(UTC)),
-        usage=injection.usage_line(used.get(versions[-1].id), datetime.now(UTC)),
-        merged=merged,
+        usage=injection.usage_line(page.usage, datetime.now(UTC)),
+        merged=page.merged,
         checked=checked,
     )
 
@@ -117,7 +113,7 @@ async def fact_add(ui: UI, request: Request, viewer: Viewer) -> Response:
     form = await ui.form(request)
     done = await ui.state.call(
         memory.remember_fact,
-        acting(viewer, space_id),
+        viewer.person.acting(space_id),
         form.get("statement"),
         subject=form.get("subject") or None,
     )
@@ -149,39 +145,40 @@ def _said(params: Mapping[str, str]) -> tuple[str | None, dict[str, list[str]]]:
 
 
 async def fact_revise(ui: UI, request: Request, viewer: Viewer) -> Response:
-    versions = await ui.state.call(memory.fact_history, viewer.ids, request.path_params["id"])
-    old = versions[-1]
     form = await ui.form(request)
-    start: object = form.get("valid_from", "")
-    end: object = form.get("valid_to", "")
-    # The form shows times to the second: the same instant sent back is no change.
-    if _same_instant(start, old.valid_from):
-        start = None
-    if old.valid_to is not None and _same_instant(end, old.valid_to):
-        end = None
-    await ui.state.call(
-        memory.revise_fact,
-        acting(viewer, old.space),
-        old.id,
-        statement=form.get("statement"),
-        subject=form.get("subject") or None,
-        valid_from=start,
-        valid_to=end,
-    )
-    return RedirectResponse(f"/facts/{old.id}?done=revised", 303)
+    fields = {
+        "statement": form.get("statement"),
+        "subject": form.get("subject") or None,
+        "valid_from": form.get("valid_from", ""),
+        "valid_to": form.get("valid_to", ""),
+    }
+    return await _new_version(ui, request, viewer, forms.revise_fact, fields, "revised")
 
 
-def _same_instant(value: object, then: datetime) -> bool:
-    given = parse_time(value, "valid time")
-    return given is not None and abs(given - then) < timedelta(seconds=1)
+async def _new_version(
+    ui: UI,
+    request: Request,
+    viewer: Viewer,
+    use_case: Callable[..., Fact | Note],
+    fields: Mapping[str, object],
+    done: str,
+) -> Response:
+    """An item's edit form (a use case of lore.service.forms); then the item's page, saying `done`."""
+    old = await ui.state.call(use_case, viewer.person, request.path_params["id"], **fields)
+    return RedirectResponse(f"/{'facts' if isinstance(old, Fact) else 'notes'}/{old.id}?done={done}", 303)
 
 
 async def fact_forget(ui: UI, request: Request, viewer: Viewer) -> Response:
-    versions = await ui.state.call(memory.fact_history, viewer.ids, request.path_params["id"])
-    old = versions[-1]
+    return await _forget(ui, request, viewer, "f", "/facts")
+
+
+async def _forget(ui: UI, request: Request, viewer: Viewer, expect: str, listing: str) -> Response:
+    """A fact's or a note's forget form; then the list of its space."""
     form = await ui.form(request)
-    await ui.state.call(memory.forget, acting(viewer, old.space), old.id, form.get("reason"))
-    return RedirectResponse(f"/facts?space={viewer.name(old.space)}&done=forgotten", 303)
+    gone = await ui.state.call(
+        forms.forget, viewer.person, request.path_params["id"], form.get("reason"), expect=expect
+    )
+    return RedirectResponse(f"{listing}?space={viewer.name(gone.space)}&done=forgotten", 303)
 
 
 # --- notes --------------------------------------------------------------------------------------
@@ -199,27 +196,17 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     query = params.get("q", "").strip()
     kind = params.get("kind") or None
     kinds = [validate.search_kind(kind)] if kind else None
-    hits: list[ranking.Hit] = []
-    explanation: search.Explanation | None = None
-    if query and params.get("explain"):  # the same search, traced (`lore search --explain`)
-        explanation = await search.explain(
-            ui.state, spaces, query, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
-        )
-        hits = explanation.hits
-    elif query:
-        # The same search as search_notes: both halves at once, fusion, the similarity floor.
-        hits = await search.search_notes(
-            ui.state, spaces, query, session_space=spaces[0] if chosen else "", kinds=kinds, limit=20
-        )
-    older = 0
-    if query:
-        shown = await ui.state.call(memory.current_notes, spaces, [int(h.id[2:]) for h in hits])
-        recent: list[Note] = []
-    else:
-        recent = await ui.state.call(memory.recent_notes, spaces, kinds=kinds)
-        shown = {n.lineage: n for n in recent}
-        if kind != "handoff":
-            older = await ui.state.call(memory.older_handoffs, spaces)
+    # The same search as search_notes (`explain`: traced, as `lore search --explain` does).
+    found = await pages.notes(
+        ui.state,
+        spaces,
+        query,
+        kinds=kinds,
+        session_space=spaces[0] if chosen else "",
+        explain=bool(query and params.get("explain")),
+        older=kind != "handoff",
+    )
+    shown = found.shown
     return ui.page(
         request,
         viewer,
@@ -229,18 +216,17 @@ async def notes_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         query=query,
         kind=kind or "",
         kinds=validate.SEARCH_KINDS,
-        hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in hits],
-        recent=recent,
-        explanation=explanation,
-        older_handoffs=older,
+        hits=[(h, shown.get(int(h.id[2:])), highlight(h.snippet)) for h in found.hits],
+        recent=found.recent,
+        explanation=found.explanation,
+        older_handoffs=found.older_handoffs,
         handoffs_listed=memory.HANDOFFS_LISTED,
     )
 
 
 async def note_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    note = await ui.state.call(memory.note, viewer.ids, request.path_params["id"])
-    around = await ui.state.call(search.neighbourhood, viewer.ids, note)
-    used = await ui.state.call(log.usage, viewer.ids, [note.id])
+    page = await ui.state.call(pages.note, viewer.ids, request.path_params["id"])
+    note, around = page.note, page.around
     arcs = [
         svg.Arc(
             e.to_note if e.from_note == note.lineage else e.from_note, e.relation, e.from_note == note.lineage
@@ -265,7 +251,7 @@ async def note_page(ui: UI, request: Request, viewer: Viewer) -> Response:
         links=links,
         kinds=validate.NOTE_KINDS,
         relations=validate.RELATIONS,
-        usage=injection.usage_line(used.get(note.id), datetime.now(UTC)),
+        usage=injection.usage_line(page.usage, datetime.now(UTC)),
     )
 
 
@@ -274,48 +260,28 @@ def _first_words(body: str) -> str:
 
 
 async def note_edit(ui: UI, request: Request, viewer: Viewer) -> Response:
-    note = await ui.state.call(memory.note, viewer.ids, request.path_params["id"])
     form = await ui.form(request)
-    tags = [t for t in str(form.get("tags", "")).split(",") if t.strip()]
-    await ui.state.call(
-        memory.revise_note,
-        acting(viewer, note.space),
-        note.id,
-        body=form.get("body"),
-        kind=form.get("kind"),
-        title=form.get("title") or None,
-        tags=tags,
-    )
-    return RedirectResponse(f"/notes/{note.id}?done=edited", 303)
+    fields = {
+        "body": form.get("body"),
+        "kind": form.get("kind"),
+        "title": form.get("title") or None,
+        "tags": [t for t in str(form.get("tags", "")).split(",") if t.strip()],
+    }
+    return await _new_version(ui, request, viewer, forms.edit_note, fields, "edited")
 
 
 async def note_link(ui: UI, request: Request, viewer: Viewer) -> Response:
-    note = await ui.state.call(memory.note, viewer.ids, request.path_params["id"])
     form = await ui.form(request)
-    other = str(form.get("other", "")).strip()
-    source, target = (note.id, other) if form.get("direction") != "incoming" else (other, note.id)
-    edge = await ui.state.call(
-        search.link_notes, acting(viewer, note.space), source, form.get("relation"), target
+    note, edge = await ui.state.call(
+        forms.link_note,
+        viewer.person,
+        request.path_params["id"],
+        form.get("relation"),
+        str(form.get("other", "")).strip(),
+        incoming=form.get("direction") == "incoming",
     )
     return RedirectResponse(f"/notes/{note.id}?done={'linked' if edge.created else 'exists'}", 303)
 
 
 async def note_forget(ui: UI, request: Request, viewer: Viewer) -> Response:
-    note = await ui.state.call(memory.note, viewer.ids, request.path_params["id"])
-    form = await ui.form(request)
-    await ui.state.call(memory.forget, acting(viewer, note.space), note.id, form.get("reason"))
-    return RedirectResponse(f"/notes?space={viewer.name(note.space)}&done=forgotten", 303)
-
-
-ROUTES: list[tuple[str, Page, list[str]]] = [
-    ("/facts", facts_page, ["GET"]),
-    ("/facts/add", fact_add, ["POST"]),
-    ("/facts/{id}", fact_page, ["GET"]),
-    ("/facts/{id}/revise", fact_revise, ["POST"]),
-    ("/facts/{id}/forget", fact_forget, ["POST"]),
-    ("/notes", notes_page, ["GET"]),
-    ("/notes/{id}", note_page, ["GET"]),
-    ("/notes/{id}/edit", note_edit, ["POST"]),
-    ("/notes/{id}/link", note_link, ["POST"]),
-    ("/notes/{id}/forget", note_forget, ["POST"]),
-]
+    return await _forget(ui, request, viewer, "n", "/notes")

@@ -11,8 +11,34 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from lore.http.web import memory, tidy, work
-from lore.http.web.app import HEADERS, UI
+from lore.http.web.app import HEADERS, UI, Page
 from lore.service.runtime import Runtime
+
+# Every page (GET: one use case of lore.service.pages) and every form (POST: one
+# of lore.service.forms, memory.remember_fact or lore.service.tidy), each behind the guard.
+PAGES: dict[str, Page] = {
+    "/spaces": work.spaces_page,
+    "/facts": memory.facts_page,
+    "/facts/{id}": memory.fact_page,
+    "/notes": memory.notes_page,
+    "/notes/{id}": memory.note_page,
+    "/tasks": work.tasks_page,
+    "/messages": work.messages_page,
+    "/sessions": work.sessions_page,
+    "/log": work.log_page,
+    "/log/{id}": work.injection_page,
+    "/tidy": tidy.tidy_page,
+}
+FORMS: dict[str, Page] = {
+    "/facts/add": memory.fact_add,
+    "/facts/{id}/revise": memory.fact_revise,
+    "/facts/{id}/forget": memory.fact_forget,
+    "/notes/{id}/edit": memory.note_edit,
+    "/notes/{id}/link": memory.note_link,
+    "/notes/{id}/forget": memory.note_forget,
+    "/tasks/{id}": work.task_update,
+    "/tidy/act": tidy.tidy_act,
+}
 
 
 def mount(
@@ -32,8 +58,10 @@ def mount(
         Route("/sign-out", ui.sign_out, methods=["POST"]),
         Route("/static/{name}", ui.static, methods=["GET"]),
     ]
-    for path, handler, methods in [*work.ROUTES, *memory.ROUTES, *tidy.ROUTES]:
-        routes.append(Route(path, ui.guard(handler), methods=methods))
+    for path, handler in PAGES.items():
+        routes.append(Route(path, ui.guard(handler), methods=["GET"]))
+    for path, handler in FORMS.items():
+        routes.append(Route(path, ui.guard(handler), methods=["POST"]))
     app.router.routes.extend(routes)
     if ui.link is None:
         return None

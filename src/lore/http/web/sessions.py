@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from lore.core.users import Principal, digest
-from lore.service import accounts
+from lore.service import accounts, forms
 from lore.service.runtime import Runtime
 
 PREFIX = "lorew_"
@@ -74,7 +74,8 @@ def expiry(now: datetime, token_expires: datetime | None) -> datetime:
 
 
 class Store(Protocol):
-    async def start(self, principal: Principal | None) -> Session: ...
+    async def sign_in(self, token: str) -> Session | None: ...
+    async def start(self) -> Session: ...
     async def find(self, secret: str) -> Session | None: ...
     async def end(self, secret: str) -> None: ...
 
@@ -85,12 +86,17 @@ class DatabaseSessions:
     def __init__(self, state: Runtime) -> None:
         self.state = state
 
-    async def start(self, principal: Principal | None) -> Session:
-        assert principal is not None, "sign-in mode signs in with a token only"
+    async def sign_in(self, token: str) -> Session | None:
+        """A session of the user a personal token signs in (None: not a valid one), started in the
+        transaction that checks the token."""
         secret = new_secret()
-        until = expiry(datetime.now(UTC), principal.expires_at)
-        await self.state.call(accounts.start_web_session, principal, secret, CLIENT_ID, until)
-        return Session(principal.user, secret, until)
+        found = await self.state.call(
+            forms.web_session, token, secret, CLIENT_ID, lambda p: expiry(datetime.now(UTC), p.expires_at)
+        )
+        return Session(found[0].user, secret, found[1]) if found is not None else None
+
+    async def start(self) -> Session:
+        raise AssertionError("sign-in mode signs in with a token only")
 
     async def find(self, secret: str) -> Session | None:
         if not looks_like_session(secret):
@@ -104,15 +110,23 @@ class DatabaseSessions:
 
 
 class MemorySessions:
-    """Local mode: one process on loopback, so its memory is the whole truth."""
+    """Local mode: one process on loopback, so its memory is the whole truth. `state`: where the
+    tokens a person may sign in with are checked."""
 
     LIMIT = 1000
 
-    def __init__(self) -> None:
+    def __init__(self, state: Runtime | None = None) -> None:
+        self.state = state
         self._lock = threading.Lock()
         self._rows: dict[bytes, tuple[str, datetime]] = {}
 
-    async def start(self, principal: Principal | None) -> Session:
+    async def sign_in(self, token: str) -> Session | None:
+        """A session of the user a personal token signs in (None: not a valid one)."""
+        assert self.state is not None, "made without a runtime: no token to check"
+        principal = await self.state.call(accounts.verify, token, ("personal",))
+        return await self.start(principal) if principal is not None else None
+
+    async def start(self, principal: Principal | None = None) -> Session:
         secret = new_secret()
         now = datetime.now(UTC)
         user = principal.user if principal is not None else "local"

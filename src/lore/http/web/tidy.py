@@ -11,22 +11,21 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from lore.core.errors import InvalidInput
-from lore.http.web.memory import acting
-from lore.service import tidy
+from lore.service import pages, tidy
 
 if TYPE_CHECKING:
-    from lore.http.web.app import UI, Page, Viewer
+    from lore.http.web.app import UI, Viewer
 
 
 async def tidy_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = await ui.shown_space(request, viewer)
     # In sign-in mode the paths name the user's machine, which the server cannot see.
-    found = await ui.state.call(tidy.report, space_id, check_paths=not ui.sign_in)
+    page = await ui.state.call(pages.tidying, ui.pick(request, viewer), check_paths=not ui.sign_in)
+    found = page.shown
     # `?act=N`: the act a form just did (said from the audit, never from the URL's text).
     just = request.query_params.get("act", "")
     said = next((a for a in found.actions if str(a.id) == just), None)
     return ui.space_page(
-        request, viewer, "tidy.html", space_id, report=found, said=said, checked_paths=not ui.sign_in
+        request, viewer, "tidy.html", page.space, report=found, said=said, checked_paths=not ui.sign_in
     )
 
 
@@ -34,7 +33,7 @@ async def tidy_act(ui: UI, request: Request, viewer: Viewer) -> Response:
     """One form for every act: `act` (merge, keep, forget, undo, redo) and its fields."""
     space_id = viewer.space_id(request.query_params.get("space"))
     form = await ui.form(request)
-    who = acting(viewer, space_id)
+    who = viewer.person.acting(space_id)
     act = str(form.get("act", ""))
     items = [str(x) for x in form.getlist("item")]
     if act == "merge":
@@ -49,9 +48,3 @@ async def tidy_act(ui: UI, request: Request, viewer: Viewer) -> Response:
     else:
         raise InvalidInput(f"Unknown act {act[:40]!r}.", "Use the buttons of the Tidy page.")
     return RedirectResponse(f"/tidy?space={quote(viewer.name(space_id), safe='')}&act={done.action}", 303)
-
-
-ROUTES: list[tuple[str, Page, list[str]]] = [
-    ("/tidy", tidy_page, ["GET"]),
-    ("/tidy/act", tidy_act, ["POST"]),
-]

@@ -16,13 +16,12 @@ from lore.core import inbox, validate
 from lore.core.config import stale_paths
 from lore.core.errors import InvalidInput, LoreError
 from lore.core.rows import Counts, Handoff, Message
-from lore.core.session import Acting
 from lore.core.workspace import MAX_WORKSPACE, WorkspaceSignal
 from lore.http.web import svg
-from lore.service import handoffs, log, overview, work
+from lore.service import forms, pages
 
 if TYPE_CHECKING:
-    from lore.http.web.app import UI, Page, Viewer
+    from lore.http.web.app import UI, Viewer
 
 ALL_STATUSES = ("inbox", "doing", "blocked", "todo", "done")
 DONE_MESSAGES = {
@@ -36,7 +35,7 @@ async def spaces_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     config = viewer.config
     # In sign-in mode paths name directories on each user's own machine: the server cannot check them.
     stale = set() if ui.sign_in else set(stale_paths(config, viewer.env))
-    counts, seen = await ui.state.call(overview.spaces, config.ids)
+    counts, seen = await ui.state.call(pages.spaces, config.ids)
     flows = [
         svg.Flow(viewer.name(s.id), viewer.name(r), "reads") for s in config.spaces for r in s.reads_from
     ]
@@ -89,11 +88,10 @@ async def _which(ui: UI, viewer: Viewer, directory: str) -> dict[str, Any] | Non
 
 
 async def tasks_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = await ui.shown_space(request, viewer)
-    rows, _ = await ui.state.call(work.tasks_of, space_id, ALL_STATUSES, limit=300)
-    groups = {status: [t for t in rows if t.status == status] for status in ALL_STATUSES}
+    page = await ui.state.call(pages.tasks, ui.pick(request, viewer), ALL_STATUSES, limit=300)
+    groups = {status: [t for t in page.shown if t.status == status] for status in ALL_STATUSES}
     return ui.space_page(
-        request, viewer, "tasks.html", space_id, DONE_MESSAGES, groups=groups, statuses=inbox.STATUSES
+        request, viewer, "tasks.html", page.space, DONE_MESSAGES, groups=groups, statuses=inbox.STATUSES
     )
 
 
@@ -111,33 +109,28 @@ async def task_update(ui: UI, request: Request, viewer: Viewer) -> Response:
         status, note, done = inbox.parse_status(form.get("status")), reason, "moved"
     else:
         raise InvalidInput(f"Unknown action {action[:40]!r}.", "Use the Accept, Reject or Move buttons.")
-    task, _ = await ui.state.call(work.task, viewer.ids, task_id)
-    await ui.state.call(
-        work.update_task, Acting(viewer.origin(task.space), tuple(viewer.ids)), task_id, status, note
-    )
+    task = await ui.state.call(forms.move_task, viewer.person, task_id, status, note)
     return RedirectResponse(f"/tasks?space={viewer.name(task.space)}&done={done}", 303)
 
 
 async def messages_page(ui: UI, request: Request, viewer: Viewer) -> Response:
-    space_id = await ui.shown_space(request, viewer)
-    recent = await ui.state.call(work.recent_messages, space_id, limit=300)
-    return ui.space_page(request, viewer, "messages.html", space_id, threads=threads(recent))
+    page = await ui.state.call(pages.messages, ui.pick(request, viewer), limit=300)
+    return ui.space_page(request, viewer, "messages.html", page.space, threads=threads(page.shown))
 
 
 async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """The space's timeline: each agent session's handoff (migration 0007), newest first, by day."""
-    space_id = await ui.shown_space(request, viewer)
-    rows = await ui.state.call(handoffs.timeline, [space_id], limit=200)
+    page = await ui.state.call(pages.sessions, ui.pick(request, viewer), limit=200)
     days: dict[str, list[Handoff]] = {}
     agents: dict[str, int] = {}
-    for row in rows:
+    for row in page.shown:
         days.setdefault(f"{row.updated_at:%Y-%m-%d}", []).append(row)
         agents[row.client] = agents.get(row.client, 0) + 1
     return ui.space_page(
         request,
         viewer,
         "sessions.html",
-        space_id,
+        page.space,
         days=list(days.items()),
         agents=sorted(agents.items(), key=lambda item: (-item[1], item[0])),
     )
@@ -145,18 +138,17 @@ async def sessions_page(ui: UI, request: Request, viewer: Viewer) -> Response:
 
 async def log_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """What lore told the agents of a space: every injection, newest first (`lore log`)."""
-    space_id = await ui.shown_space(request, viewer)
-    rows = await ui.state.call(log.recent, [space_id], limit=200)
-    return ui.space_page(request, viewer, "log.html", space_id, rows=rows)
+    page = await ui.state.call(pages.injections, ui.pick(request, viewer), limit=200)
+    return ui.space_page(request, viewer, "log.html", page.space, rows=page.shown)
 
 
 async def injection_page(ui: UI, request: Request, viewer: Viewer) -> Response:
     """One injection: what was shown and cut, and the text exactly as the agent received it."""
-    row = await ui.state.call(log.get, viewer.ids, request.path_params["id"])
-    named = await ui.state.call(handoffs.public_ids, viewer.ids, [row.handoff])
-    handoff = named.get(row.handoff) if row.handoff else None  # n_N, as the text itself says
+    page = await ui.state.call(pages.injection, viewer.ids, request.path_params["id"])
+    row = page.row
     space = viewer.name(row.space) if row.space else ""
-    return ui.page(request, viewer, "injection.html", row=row, handoff=handoff, space=space)
+    # the handoff as n_N, as the text itself says
+    return ui.page(request, viewer, "injection.html", row=row, handoff=page.handoff, space=space)
 
 
 def threads(rows: Sequence[Message]) -> list[list[Message]]:
@@ -165,14 +157,3 @@ def threads(rows: Sequence[Message]) -> list[list[Message]]:
     for message in sorted(rows, key=lambda m: m.num):
         grouped.setdefault(message.thread, []).append(message)
     return sorted(grouped.values(), key=lambda thread: -thread[-1].num)
-
-
-ROUTES: list[tuple[str, Page, list[str]]] = [
-    ("/spaces", spaces_page, ["GET"]),
-    ("/tasks", tasks_page, ["GET"]),
-    ("/tasks/{id}", task_update, ["POST"]),
-    ("/messages", messages_page, ["GET"]),
-    ("/sessions", sessions_page, ["GET"]),
-    ("/log", log_page, ["GET"]),
-    ("/log/{id}", injection_page, ["GET"]),
-]

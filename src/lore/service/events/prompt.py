@@ -10,11 +10,10 @@ make one); what was shown is recorded like a session start.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
-from lore.core import inbox, injection, render
+from lore.core import inbox, injection, measure
 from lore.core.config import Config
 from lore.core.errors import StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome
@@ -50,13 +49,9 @@ def prompt(
     config: Config,
     client: str,
     seen: Seen,
-    *,
-    via: str,
-    session_id: str | None = None,
-    started: float | None = None,
-    event_key: str | None = None,
+    **called: Unpack[records.Called],
 ) -> Arrived:
-    started = time.monotonic() if started is None else started
+    started = records.began(called)
     found = port.call(INBOX, session.space, seen.message, seen.task, inbox.PROMPT_MAX_ITEMS)
     if found is None:
         raise StoreError(SCHEMA_OLDER)
@@ -74,19 +69,18 @@ def prompt(
     if not text:
         return Arrived("", marks, 0, 0, Outcome("nothing"))
     outcome = Outcome("shown")
-    duration = int((time.monotonic() - started) * 1000)
     row = injection.session_row(
         "prompt",
         outcome,
         session,
         client,
-        via=via,
-        session_id=session_id,
+        via=called["via"],
+        session_id=called.get("session_id"),
         text=text,
-        duration_ms=duration,
-        event_key=event_key,
+        duration_ms=records.took_ms(started),
+        event_key=called.get("event_key"),
     )
     row["shown"] = [m.id for m in messages] + [t.id for t in tasks]
-    row["chars"] = render.size(text)
+    row["chars"] = measure.size(text)
     made, failure = records.write(port, row, config.retention_days)
     return Arrived(text, marks, counted_messages, counted_tasks, outcome, row, made, failure)

@@ -5,13 +5,36 @@ it stands for, and a second one changes nothing (a record's `event_key`; a hando
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from lore.core import spool
 from lore.core.errors import LoreError
 from lore.core.injection import outcome_row
 from lore.db.calls import RECORD, Port
+
+
+class Called(TypedDict):
+    """How an event's use case was called, for its record: `via` hook | api | cli; the agent's
+    `session_id`; `started`: when the caller began (time.monotonic; None: now), for the record's
+    duration; `event_key`: the record's key (a record replayed from the spool is written once)."""
+
+    via: str
+    session_id: NotRequired[str | None]
+    started: NotRequired[float | None]
+    event_key: NotRequired[str | None]
+
+
+def began(called: Called) -> float:
+    """When the caller began (time.monotonic): `started`, or now."""
+    started = called.get("started")
+    return time.monotonic() if started is None else started
+
+
+def took_ms(started: float) -> int:
+    """Milliseconds since `started` (time.monotonic): a record's duration."""
+    return int((time.monotonic() - started) * 1000)
 
 
 def record(port: Port, row: Mapping[str, Any], retention_days: int) -> int:
@@ -32,7 +55,7 @@ def deliver(port: Port, entry: spool.Entry, retention_days: int) -> None:
         raise ValueError(f"a spooled write of an unknown kind {entry.kind!r}")
 
 
-__all__ = ["deliver", "outcome_row", "record", "write"]
+__all__ = ["Called", "began", "deliver", "outcome_row", "record", "took_ms", "write"]
 
 
 def write(port: Port, row: dict[str, Any], retention_days: int) -> tuple[int | None, str | None]:

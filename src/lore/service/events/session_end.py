@@ -8,6 +8,7 @@ for every write, never from the capture.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from lore.core import capture
@@ -19,19 +20,10 @@ from lore.db.calls import HANDOFF, Port
 
 def handoff_of(ending: Ending, session: SessionContext) -> capture.Handoff:
     """The handoff row to write: `ending` in `session`'s space, at its root."""
+    said = {f.name: getattr(ending, f.name) for f in fields(ending)}  # every field, as captured
+    root, workspace = str(session.root), str(session.signal.path)
     return capture.Handoff(
-        space=session.space,
-        client=ending.client,
-        session_id=ending.session_id,
-        root=str(session.root),
-        workspace=str(session.signal.path),
-        workspace_name=session.workspace_name,
-        event=ending.event,
-        message=ending.message,
-        message_chars=ending.message_chars,
-        changes=ending.changes,
-        started_at=ending.started_at,
-        at=ending.at,
+        space=session.space, root=root, workspace=workspace, workspace_name=session.workspace_name, **said
     )
 
 

@@ -15,12 +15,11 @@ the last session changing, that session growing too old to show).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Unpack
 
-from lore.core import injection, render
+from lore.core import injection, last_session, render
 from lore.core.config import Config
 from lore.core.errors import LoreError, StoreError
 from lore.core.outcomes import SCHEMA_OLDER, Outcome, agent_line
@@ -54,24 +53,22 @@ def session_start(
     config: Config,
     client: str,
     *,
-    via: str,
-    session_id: str | None = None,
-    started: float | None = None,
     check_paths: bool = True,
-    event_key: str | None = None,
+    **called: Unpack[records.Called],
 ) -> Started:
-    """The text for `client` in `session`, and its record. `via`: hook | api | cli; `started`: when
-    the caller began (time.monotonic), for the record's duration; `check_paths`: facts naming files
-    that are gone are left out (only where the session's paths are this machine's)."""
-    started = time.monotonic() if started is None else started
+    """The text for `client` in `session`, and its record (`called`: how, for the record:
+    records.Called); `check_paths`: facts naming files that are gone are left out (only where the
+    session's paths are this machine's)."""
+    started = records.began(called)
     read = port.call(START_READ, *request(session, config, client).arguments())
     if read is None or read.get("snapshot") is None:
         raise StoreError(SCHEMA_OLDER)
     snap = parse(read["snapshot"])
     out = compose(snap, session, config, client, check_paths=check_paths)
     budget = render.clamp_budget(config.session_start_max_chars, client)
-    duration = int((time.monotonic() - started) * 1000)
-    sid = session_id[:200] if session_id else None
+    duration = records.took_ms(started)
+    sid = (called.get("session_id") or "")[:200] or None
+    via, event_key = called["via"], called.get("event_key")
     if out.text:
         outcome, text = Outcome("shown"), out.text
         row = injection.session_start_row(
@@ -120,6 +117,6 @@ def _valid_until(next_change: object, snap: Snapshot, config: Config) -> datetim
     last = snap.last
     if last is not None:
         then = last.handoff.updated_at
-        times.append(render.ago_changes(then, last.now))
+        times.append(last_session.ago_changes(then, last.now))
         times.append(then + timedelta(hours=max(0, config.handoff_max_age_hours)))
     return min(times) if times else None

@@ -1,30 +1,33 @@
-"""The config file: find it, parse it, validate it, freeze it (docs/design.md, Spaces).
+"""The config file's text to a Config: TOML parsed with `tomllib`, every key and value validated.
 
-Light on purpose (stdlib + platformdirs): the session-start hook imports it. Every error names the
-file, the line where it can be found, and the fix.
+Light on purpose (stdlib only): the session-start hook imports it. Every error names the file, the
+line where it can be found (tomllib reports none: `_Locator` finds it), and the fix.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import threading
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.core import files
+from lore.core.config.model import (
+    DEFAULT_HANDOFF_HOURS,
+    DEFAULT_MAX_CHARS,
+    DEFAULT_RETENTION_DAYS,
+    MAX_HANDOFF_HOURS,
+    MAX_MAX_CHARS,
+    MAX_RETENTION_DAYS,
+    MIN_MAX_CHARS,
+    Config,
+    EmbedderSettings,
+    SpaceConfig,
+    foreign,
+)
 from lore.core.errors import ConfigError
 from lore.core.pooling import POOLERS
 
-DEFAULT_MAX_CHARS = 8000
-MIN_MAX_CHARS, MAX_MAX_CHARS = 500, 9500
-DEFAULT_HANDOFF_HOURS = 168  # a handoff older than a week no longer leads the session start
-MAX_HANDOFF_HOURS = 8760
-DEFAULT_RETENTION_DAYS = 90  # the record of what lore told each agent is kept this long
-MAX_RETENTION_DAYS = 3650
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 # Another user's space in `reads_from` / `accepts_from` (a teammate's, on a server with sign-in):
 # `<user>/<space>`. It takes effect only when that user's config names this space back (lore.core.links).
@@ -40,216 +43,9 @@ _KNOWN = {
 }
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
-STARTER_CONFIG = """\
-# lore configuration: which space (memory partition) each workspace belongs to.
-# `lore which [DIR]` explains the choice for a directory; `lore doctor` checks this file.
-# Resolution order: $LORE_SPACE, then the longest matching path, then a git remote
-# pattern, then default_space. Two spaces matching equally well is an error, never a guess.
-
-# Sessions that match no path or remote use this space. Delete it to make that an error.
-default_space = "personal"
-
-[[space]]
-id    = "personal"
-paths = []                          # e.g. ["~/dotfiles", "~/notes"]
-
-# [[space]]
-# id           = "work"
-# paths        = ["~/codes/acme-*"]     # a trailing * matches by plain string prefix
-# remotes      = ["github.com/acme/*"]  # git remote patterns: survive moves and renames
-# reads_from   = ["personal"]           # work sessions also read personal (one-way)
-# accepts_from = ["personal"]           # who may file tasks/messages into work's inbox
-
-# [database]
-# url = "postgresql://user@host/lore"   # default: the embedded PostgreSQL ($LORE_DATABASE_URL wins)
-# listen_url = "postgresql://..."       # behind a transaction pooler: a direct URL for LISTEN
-# pooler = "auto"                       # auto, none, session or transaction ($LORE_DATABASE_POOLER wins)
-
-# [session_start]
-# max_chars = 8000                      # 500..9500: budget of the text injected at session start
-# handoff_max_age_hours = 168           # 0..8760: show the last session's handoff this long (0: never)
-
-# [log]
-# retention_days = 90                   # 1..3650: keep the record of what agents were told this long
-"""
-
-
-@dataclass(frozen=True)
-class SpaceConfig:
-    id: str
-    paths: tuple[str, ...] = ()
-    remotes: tuple[str, ...] = ()
-    reads_from: tuple[str, ...] = ()
-    accepts_from: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class EmbedderSettings:
-    """`[embedder]`: which provider (lore.embeddings) and, for `openai`, where and which model."""
-
-    name: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    dimensions: int | None = None
-    min_similarity: float | None = None
-    second: str | None = (
-        None  # a second model fused beside the first: "e5", "none" (default: e5 if installed)
-    )
-
-
-@dataclass(frozen=True)
-class Config:
-    path: Path | None
-    default_space: str | None
-    spaces: tuple[SpaceConfig, ...]
-    database_url: str | None = None
-    session_start_max_chars: int = DEFAULT_MAX_CHARS
-    embedder: EmbedderSettings = EmbedderSettings()
-    handoff_max_age_hours: int = DEFAULT_HANDOFF_HOURS
-    retention_days: int = DEFAULT_RETENTION_DAYS  # `lore log`: the injection record's age limit
-    # `[database] listen_url` and `pooler` (lore.core.pooling): LISTEN beside a transaction pooler
-    database_listen_url: str | None = None
-    database_pooler: str | None = None
-    # Sign-in mode: teammates' spaces linked to this user's (both configs name each other), each with
-    # the spaces of this user it accepts from. Never resolved to, never listed: only a `to` of
-    # file_task / send_message can name one (lore.core.links).
-    peers: tuple[SpaceConfig, ...] = ()
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(s.id for s in self.spaces)
-
-    def space(self, id: str) -> SpaceConfig | None:
-        return next((s for s in self.spaces if s.id == id), None)
-
-    def target(self, id: str) -> SpaceConfig | None:
-        """A space a task or a message may be addressed to: one of this config's, or a linked peer's."""
-        return self.space(id) or next((s for s in self.peers if s.id == id), None)
-
-    def readable_spaces(self, id: str) -> tuple[str, ...]:
-        """The space itself first, then its `reads_from` (one-way, not transitive)."""
-        space = self.space(id)
-        return tuple(dict.fromkeys((id, *(space.reads_from if space else ()))))
-
-
-def config_path(env: Mapping[str, str]) -> Path:
-    """`$LORE_CONFIG`, else `<platform user config dir>/lore/config.toml`."""
-    explicit = env.get("LORE_CONFIG", "").strip()
-    if explicit:
-        return Path(expand_user(explicit, env))
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("lore", appauthor=False)) / "config.toml"
-
-
-def expand_user(path: str, env: Mapping[str, str] | None = None) -> str:
-    """Expand a leading `~` with HOME from `env` when it has one, else the user's home directory."""
-    if path == "~" or path.startswith(("~/", "~" + os.sep)):
-        home = (env or {}).get("HOME") or str(Path.home())
-        return home + path[1:]
-    return os.path.expanduser(path)
-
-
-# A config is a few KiB; one over a MiB is not a config (and is never read whole).
-MAX_CONFIG_BYTES = 1024 * 1024
-
-
-def read_config_text(path: Path) -> str:
-    """The config file's text: a regular file only (a FIFO or a device is never opened for reading,
-    so nothing waits on it), at most MAX_CONFIG_BYTES, UTF-8. Raises ConfigError saying what to do."""
-    try:
-        return files.read_regular(path, MAX_CONFIG_BYTES).decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError(
-            f"no lore config file at {path}",
-            "run `lore init` to write a starter config, or point LORE_CONFIG at an existing file",
-        ) from None
-    except (files.NotRegular, files.TooLarge) as exc:  # a FIFO, a device, a directory; over the cap
-        raise ConfigError(
-            f"lore did not read its config file: {exc}",
-            "point LORE_CONFIG at the lore config, a regular TOML file of a few KiB (or run `lore init`)",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read the lore config file {path}: {exc}",
-            "make it a readable UTF-8 text file, or run `lore init` after moving it away",
-        ) from None
-
-
-def load_config(env: Mapping[str, str] | None = None, path: Path | None = None) -> Config:
-    """This machine's config file, for this machine's database: another user's spaces it names (a
-    teammate's, for a server) mean nothing here and are left out."""
-    path = path if path is not None else config_path(os.environ if env is None else env)
-    return local_only(parse_config(read_config_text(path), path))
-
-
-def foreign(ref: str) -> bool:
-    """Whether a `reads_from` / `accepts_from` entry names another user's space (`bob/work`)."""
-    return "/" in ref
-
-
-def local_only(config: Config) -> Config:
-    """`config` without the entries naming other users' spaces."""
-    from dataclasses import replace
-
-    def mine(values: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(v for v in values if not foreign(v))
-
-    spaces = tuple(
-        replace(s, reads_from=mine(s.reads_from), accepts_from=mine(s.accepts_from)) for s in config.spaces
-    )
-    return replace(config, spaces=spaces)
-
-
-Signature = tuple[int, int, int, int, int]
-
-
-def file_signature(path: Path) -> Signature | None:
-    """What changes when the file is edited, replaced or moved aside: (mtime_ns, size, inode,
-    device, ctime_ns) from one `os.stat` (through symlinks); None when it cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
-
-
-class LiveConfig:
-    """The config file as it is now, for long-running processes (`lore serve`, `lore mcp`).
-
-    Each `get()` costs one `os.stat`; the file is read and parsed again only when its signature
-    changed (no polling thread). A file that became invalid (or went missing) raises its ConfigError
-    on every call, never the last good config, until it is fixed. Thread-safe."""
-
-    def __init__(self, env: Mapping[str, str], path: Path | None = None) -> None:
-        self.env = env
-        self.path = path if path is not None else config_path(env)
-        self.loads = 0  # how many times the file was read (tests, logs)
-        self._lock = threading.Lock()
-        self._signature: Signature | None = None
-        self._config: Config | None = None
-        self._error: ConfigError | None = None
-
-    def get(self) -> Config:
-        # Stat before reading: an edit that lands while the file is read changes the signature
-        # again, so the next call reads it once more.
-        signature = file_signature(self.path)
-        with self._lock:
-            if self.loads == 0 or signature != self._signature:
-                self._signature = signature
-                self.loads += 1
-                try:
-                    self._config, self._error = load_config(self.env, self.path), None
-                except ConfigError as exc:
-                    self._config, self._error = None, exc
-            if self._error is not None:  # a fresh copy: re-raising one instance grows its traceback
-                raise ConfigError(self._error.message, self._error.hint)
-            assert self._config is not None
-            return self._config
-
 
 def parse_config(text: str, path: Path) -> Config:
+    """A config file's text (at `path`, named in every error) as a Config; raises ConfigError."""
     text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
@@ -257,6 +53,27 @@ def parse_config(text: str, path: Path) -> Config:
         raise _toml_error(exc, text, path) from None
     loc = _Locator(text)
     _check_keys(data, "", "the top level", loc.region(""), loc, path)
+    spaces = _spaces(data, loc, path)
+    known = ", ".join(s.id for s in spaces) or "none"
+    default = data.get("default_space")
+    if default is not None and (not isinstance(default, str) or default not in {s.id for s in spaces}):
+        line = loc.key_line(loc.region(""), "default_space")
+        hint = f"set it to a configured id ({known}), or add a [[space]] with that id"
+        raise _error(path, line, f"default_space names unknown space {default!r}", hint)
+    url, listen_url, pooler = _database(data, loc, path)
+    max_chars, hours = _session_start(data, loc, path)
+    days = _table(data, "log", loc, path).get("retention_days", DEFAULT_RETENTION_DAYS)
+    if type(days) is not int or not 1 <= days <= MAX_RETENTION_DAYS:
+        line = loc.key_line(loc.region("log"), "retention_days")
+        what = f"log.retention_days must be an integer from 1 to {MAX_RETENTION_DAYS}"
+        raise _error(path, line, f"{what}, not {days!r}", f"set it to e.g. {DEFAULT_RETENTION_DAYS}")
+    embedder = _embedder(data, loc, path)
+    return Config(path, default, spaces, url, max_chars, embedder, hours, days, listen_url, pooler)
+
+
+def _spaces(data: dict[str, Any], loc: _Locator, path: Path) -> tuple[SpaceConfig, ...]:
+    """The [[space]] tables: each valid, ids unique, every `reads_from` / `accepts_from` naming a
+    configured space (or, well-formed, another user's)."""
     raw_spaces = data.get("space", [])
     if not isinstance(raw_spaces, list):
         hint = "write each space as a [[space]] table (double brackets)"
@@ -288,12 +105,11 @@ def parse_config(text: str, path: Path) -> Config:
                     line = loc.value_line(loc.space_region(i), key, ref)
                     hint = f'use a configured id ({known}) or add a [[space]] with id = "{ref}"'
                     raise _error(path, line, f"space {space.id!r}: {key} names unknown space {ref!r}", hint)
-    default = data.get("default_space")
-    if default is not None and (not isinstance(default, str) or default not in first):
-        line = loc.key_line(loc.region(""), "default_space")
-        hint = f"set it to a configured id ({known}), or add a [[space]] with that id"
-        raise _error(path, line, f"default_space names unknown space {default!r}", hint)
+    return tuple(spaces)
 
+
+def _database(data: dict[str, Any], loc: _Locator, path: Path) -> tuple[str | None, str | None, str | None]:
+    """`[database]`: (url, listen_url, pooler), each None when left out."""
     database = _table(data, "database", loc, path)
     url = database.get("url")
     if url is not None and (not isinstance(url, str) or not url.strip()):
@@ -309,6 +125,11 @@ def parse_config(text: str, path: Path) -> Config:
         choices = ", ".join(f'"{p}"' for p in POOLERS)
         what = f"database.pooler must be one of {choices}, not {pooler!r}"
         raise _error(path, line, what, 'set it to "auto" (or leave it out)')
+    return url, listen_url, pooler
+
+
+def _session_start(data: dict[str, Any], loc: _Locator, path: Path) -> tuple[int, int]:
+    """`[session_start]`: (max_chars, handoff_max_age_hours)."""
     start = _table(data, "session_start", loc, path)
     max_chars = start.get("max_chars", DEFAULT_MAX_CHARS)
     if type(max_chars) is not int or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS:
@@ -322,13 +143,7 @@ def parse_config(text: str, path: Path) -> Config:
         what = f"session_start.handoff_max_age_hours must be an integer from 0 to {MAX_HANDOFF_HOURS}"
         hint = f"set it to e.g. {DEFAULT_HANDOFF_HOURS} (a week), or 0 to never show the last session"
         raise _error(path, line, f"{what}, not {hours!r}", hint)
-    days = _table(data, "log", loc, path).get("retention_days", DEFAULT_RETENTION_DAYS)
-    if type(days) is not int or not 1 <= days <= MAX_RETENTION_DAYS:
-        line = loc.key_line(loc.region("log"), "retention_days")
-        what = f"log.retention_days must be an integer from 1 to {MAX_RETENTION_DAYS}"
-        raise _error(path, line, f"{what}, not {days!r}", f"set it to e.g. {DEFAULT_RETENTION_DAYS}")
-    embedder = _embedder(data, loc, path)
-    return Config(path, default, tuple(spaces), url, max_chars, embedder, hours, days, listen_url, pooler)
+    return max_chars, hours
 
 
 def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettings:
@@ -354,50 +169,6 @@ def _embedder(data: dict[str, Any], loc: _Locator, path: Path) -> EmbedderSettin
         None if floor is None else float(floor),
         table.get("second"),
     )
-
-
-def unreachable_spaces(config: Config) -> list[str]:
-    """Spaces no path, remote, default_space or another reachable space's reads_from can reach."""
-    sessions = {s.id for s in config.spaces if s.paths or s.remotes} | {config.default_space}
-    readable = set(sessions)
-    for space in config.spaces:
-        if space.id in sessions:
-            readable.update(space.reads_from)
-    return [s.id for s in config.spaces if s.id not in readable]
-
-
-def stale_paths(config: Config, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    """(space id, configured path) for each configured path that no directory on disk matches."""
-    stale = []
-    for space in config.spaces:
-        for pattern in space.paths:
-            full = expand_user(pattern, env)
-            if full.endswith("*"):
-                parent, stem = os.path.split(full[:-1])
-                try:
-                    with os.scandir(parent or os.sep) as entries:
-                        alive = any(e.name.startswith(stem) and e.is_dir() for e in entries)
-                except OSError:
-                    alive = False
-            else:
-                alive = os.path.isdir(full)
-            if not alive:
-                stale.append((space.id, pattern))
-    return stale
-
-
-def claimed_twice(config: Config, env: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """(path, space, other space) for each directory two spaces both name (expanded, normalised):
-    a session there would be an error; `lore doctor` says so from the config alone."""
-    seen: dict[str, str] = {}
-    out = []
-    for space in config.spaces:
-        for pattern in space.paths:
-            key = os.path.normpath(expand_user(pattern, env))
-            other = seen.setdefault(key, space.id)
-            if other != space.id:
-                out.append((pattern, other, space.id))
-    return out
 
 
 # --- validation helpers -------------------------------------------------------------------------
