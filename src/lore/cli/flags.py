@@ -30,6 +30,11 @@ def _allow_secret(p: argparse.ArgumentParser, text: str = _CREDENTIAL) -> None:
     p.add_argument("--allow-secret", action="store_true", help=text)
 
 
+def _port(p: argparse.ArgumentParser) -> None:
+    """`--port PORT` of `lore serve` and `lore run`: the same rule (else $LORE_PORT, else 8765)."""
+    p.add_argument("--port", type=int, default=None, metavar="PORT", help=_PORT_HELP)
+
+
 def _importing(p: argparse.ArgumentParser) -> None:
     """What the import commands share: whose space, and sections that look like credentials."""
     _workspace(p, "whose space (default: the current directory's)")
@@ -52,7 +57,7 @@ def serve(sub: Subcommands, name: str) -> None:
         epilog=_PORT_EPILOG,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, metavar="PORT", help=_PORT_HELP)
+    _port(p)
     p.add_argument("--sign-in", action="store_true", help="every request needs a token; spaces per user")
     p.add_argument("--oauth", action="store_true", help="--sign-in, plus the MCP OAuth flow")
     p.add_argument("--public-url", metavar="URL", help="how clients reach this server (behind a proxy)")
@@ -125,7 +130,7 @@ def run(sub: Subcommands, name: str) -> None:
         "migrated, then `lore serve` on 127.0.0.1.",
         epilog=_PORT_EPILOG,
     )
-    p.add_argument("--port", type=int, default=None, metavar="PORT", help=_PORT_HELP)
+    _port(p)
 
 
 def db(sub: Subcommands, name: str) -> None:
