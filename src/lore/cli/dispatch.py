@@ -1,5 +1,8 @@
 """Every `lore` command but the hooks: the parsed arguments to the command's module (each imported
-when run). Kept apart from lore.cli.main, which every hook starts in and should cost nothing."""
+when run). Kept apart from lore.cli.main, which every hook starts in and should cost nothing.
+
+One handler a command (or a few commands that share one), named in lore.cli.commands' table next to
+the builder of its options (lore.cli.flags)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,10 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace) -> int:
     """Run one parsed command; a LoreError is printed (in a terminal's terms) with its next action."""
+    from lore.cli.commands import handler
+
     try:
-        return _dispatch(args)
+        return handler(args.command)(args)
     except LoreError as exc:
         if args.verbose:
             raise
@@ -29,142 +34,193 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    command = args.command
-    if command == "completion":
-        from lore.cli import args as arguments
-        from lore.cli import completion
+def completion(args: argparse.Namespace) -> int:
+    from lore.cli import args as arguments
+    from lore.cli import completion
 
-        sys.stdout.write(completion.script(args.shell, arguments.parser()))
-        return 0
-    if command == "hook":
-        from lore.cli import hook
+    sys.stdout.write(completion.script(args.shell, arguments.parser()))
+    return 0
 
-        return hook.run(args.event, args.client)
-    if command == "mcp":
-        from lore.cli import serving
 
-        return serving.stdio(args.workspace)
-    if command == "serve":
-        from lore.cli import serving
+def hook(args: argparse.Namespace) -> int:
+    from lore.cli import hook
 
-        return serving.http(
-            args.host,
-            args.port,
-            sign_in=args.sign_in,
-            oauth=args.oauth,
-            public_url=args.public_url,
-            stateless=args.stateless,
-            log_level=args.log_level,
-            json_logs=args.log_format == "json",
-        )
-    if command == "token":
-        from lore.cli import token
+    return hook.run(args.event, args.client)
 
-        return token.run(args.action, args.target, expires=args.expires, label=args.label, user=args.user)
-    if command in ("login", "logout", "mcp-headers"):
-        from lore.cli import signin
 
-        if command == "login":
-            return signin.run(
-                "login", args.url, with_token=args.with_token, browser=args.browser, no_open=args.no_open
-            )
-        return signin.run(command)
-    if command == "config":
-        from lore.cli import config_push
+def mcp(args: argparse.Namespace) -> int:
+    from lore.cli import serving
 
-        return config_push.push(args.file, args.user)
-    if command == "run":
-        from lore.cli import serving
+    return serving.stdio(args.workspace)
 
-        return serving.quickstart(args.port)
-    if command == "db":
-        from lore.cli import database
 
-        return database.run(args.action)
-    if command == "service":
-        from lore.cli import login
+def serve(args: argparse.Namespace) -> int:
+    from lore.cli import serving
 
-        return login.run(args.action, enable=not args.no_enable)
-    if command in ("init", "which", "doctor"):
-        from lore.cli import setup
+    json_logs = args.log_format == "json"
+    options = {k: getattr(args, k) for k in ("sign_in", "oauth", "public_url", "stateless", "log_level")}
+    return serving.http(args.host, args.port, **options, json_logs=json_logs)
 
-        return setup.run(command, getattr(args, "dir", None))
-    if command in ("install", "uninstall"):
-        from lore.cli import install
 
-        return install.run(command, args.client, args.project, args.dry_run, getattr(args, "server", None))
-    if command in ("tasks", "messages", "listen"):
-        from lore.cli import work
+def token(args: argparse.Namespace) -> int:
+    from lore.cli import token
 
-        return work.run(args)
-    if command == "reindex":
-        from lore.cli import reindex
+    return token.run(args.action, args.target, expires=args.expires, label=args.label, user=args.user)
 
-        return reindex.run(everything=args.all)
-    if command == "facts" and args.action in ("add", "revise"):
-        from lore.cli import curate
 
-        first, second = (args.statement, None) if args.action == "add" else (args.id, args.statement)
-        return curate.fact(
-            args.action,
-            first,
-            second,
-            subject=args.subject,
-            valid_from=args.valid_from,
-            valid_to=args.valid_to,
-            workspace=args.workspace,
-            allow_secret=args.allow_secret,
-            supersedes=getattr(args, "supersedes", None),
-        )
-    if command == "notes":
-        from lore.cli import curate
+def login(args: argparse.Namespace) -> int:
+    from lore.cli import signin
 
-        return curate.note(
-            curate.body_of(args.body, args.file),
-            kind=args.kind,
-            title=args.title,
-            tags=args.tags,
-            workspace=args.workspace,
-            allow_secret=args.allow_secret,
-            when=args.when,
-        )
-    if command in ("export", "import", "import-markdown", "import-instructions", "purge"):
-        from lore.cli import data
+    return signin.run(
+        "login", args.url, with_token=args.with_token, browser=args.browser, no_open=args.no_open
+    )
 
-        if command == "export":
-            return data.export(args.space, args.output)
-        if command == "import":
-            return data.load(args.file)
-        if command == "import-markdown":
-            return data.import_markdown(args.path, args.workspace, args.allow_secret)
-        if command == "import-instructions":
-            return data.import_instructions(args.path, args.workspace, args.allow_secret)
-        return data.erase(args.id, args.yes, args.full)
-    if command == "facts":
+
+def signed_in(args: argparse.Namespace) -> int:
+    """`logout` and `mcp-headers`."""
+    from lore.cli import signin
+
+    return signin.run(args.command)
+
+
+def config(args: argparse.Namespace) -> int:
+    from lore.cli import config_push
+
+    return config_push.push(args.file, args.user)
+
+
+def quickstart(args: argparse.Namespace) -> int:
+    from lore.cli import serving
+
+    return serving.quickstart(args.port)
+
+
+def database(args: argparse.Namespace) -> int:
+    from lore.cli import database
+
+    return database.run(args.action)
+
+
+def service(args: argparse.Namespace) -> int:
+    from lore.cli import login
+
+    return login.run(args.action, enable=not args.no_enable)
+
+
+def setup(args: argparse.Namespace) -> int:
+    """`init`, `which` and `doctor`."""
+    from lore.cli import setup
+
+    return setup.run(args.command, getattr(args, "dir", None))
+
+
+def install(args: argparse.Namespace) -> int:
+    """`install` and `uninstall`."""
+    from lore.cli import install
+
+    return install.run(args.command, args.client, args.project, args.dry_run, getattr(args, "server", None))
+
+
+def work(args: argparse.Namespace) -> int:
+    """`tasks`, `messages` and `listen`."""
+    from lore.cli import work
+
+    return work.run(args)
+
+
+def reindex(args: argparse.Namespace) -> int:
+    from lore.cli import reindex
+
+    return reindex.run(everything=args.all)
+
+
+def facts(args: argparse.Namespace) -> int:
+    """`facts list|history` read (lore.cli.memory); `facts add|revise` write (lore.cli.curate)."""
+    if args.action not in ("add", "revise"):
         from lore.cli import memory
 
         return memory.facts(
             args.action, getattr(args, "id", None), args.workspace, getattr(args, "usage", False)
         )
-    if command == "handoff":
-        from lore.cli import memory
+    from lore.cli import curate
 
-        return memory.handoff(args.workspace)
-    if command == "tidy":
-        from lore.cli import tidy
+    first, second = (args.statement, None) if args.action == "add" else (args.id, args.statement)
+    dates = {"valid_from": args.valid_from, "valid_to": args.valid_to}
+    return curate.fact(
+        args.action,
+        first,
+        second,
+        subject=args.subject,
+        **dates,
+        workspace=args.workspace,
+        allow_secret=args.allow_secret,
+        supersedes=getattr(args, "supersedes", None),
+    )
 
-        return tidy.run(args)
-    if command == "search":
-        from lore.cli import find
 
-        return find.run(args)
-    if command == "log":
-        from lore.cli import record
+def notes(args: argparse.Namespace) -> int:
+    from lore.cli import curate
 
-        return record.run(args)
-    if command == "session-start":
-        from lore.cli import memory
+    body = curate.body_of(args.body, args.file)
+    fields = {k: getattr(args, k) for k in ("kind", "title", "tags", "workspace", "allow_secret", "when")}
+    return curate.note(body, **fields)
 
-        return memory.start(args.workspace, args.client)
-    raise AssertionError(command)
+
+def export(args: argparse.Namespace) -> int:
+    from lore.cli import data
+
+    return data.export(args.space, args.output)
+
+
+def load(args: argparse.Namespace) -> int:
+    from lore.cli import data
+
+    return data.load(args.file)
+
+
+def import_markdown(args: argparse.Namespace) -> int:
+    from lore.cli import data
+
+    return data.import_markdown(args.path, args.workspace, args.allow_secret)
+
+
+def import_instructions(args: argparse.Namespace) -> int:
+    from lore.cli import data
+
+    return data.import_instructions(args.path, args.workspace, args.allow_secret)
+
+
+def purge(args: argparse.Namespace) -> int:
+    from lore.cli import data
+
+    return data.erase(args.id, args.yes, args.full)
+
+
+def handoff(args: argparse.Namespace) -> int:
+    from lore.cli import memory
+
+    return memory.handoff(args.workspace)
+
+
+def tidy(args: argparse.Namespace) -> int:
+    from lore.cli import tidy
+
+    return tidy.run(args)
+
+
+def search(args: argparse.Namespace) -> int:
+    from lore.cli import find
+
+    return find.run(args)
+
+
+def log(args: argparse.Namespace) -> int:
+    from lore.cli import record
+
+    return record.run(args)
+
+
+def session_start(args: argparse.Namespace) -> int:
+    from lore.cli import memory
+
+    return memory.start(args.workspace, args.client)

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from lore.cli.context import gateway
+from lore.core.ranking import Hit
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,12 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if not found["results"]:
         print(f"No notes match {args.query.strip()!r} (space {found['space']}).")
     for hit in found["results"]:
-        title = f"{hit['title']} — " if hit.get("title") else ""
-        similar = hit.get("similar")
-        same = f", +{len(similar)} similar: {', '.join(similar)}" if similar else ""
-        when = f", {hit['when']}" if hit.get("when") else ""
-        why = hit.get("via") or hit["why"]
-        print(f"{hit['id']} [{hit['kind']}{when}] {title}{hit['snippet']} ({hit['score']:g}, {why}{same})")
+        print(Hit.of(hit).line())
     if args.explain:
         _explain(found)
     return 0

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 DEPTH = 50  # candidates taken from each list, and the span each list is normalised over
 KEYWORD_POOL = 600  # keyword matches ranked per search (every-word matches first): bounds its cost
@@ -58,6 +59,25 @@ class Hit:
     via: str | None = None  # for linked hits: "n_3 depends_on"
     similar: tuple[str, ...] | None = None  # near duplicates folded into this hit (search shows one)
     when: str | None = None  # when it happened (YYYY-MM-DD), shown when not the day it was written
+
+    @classmethod
+    def of(cls, fields: Mapping[str, Any]) -> Hit:
+        """A hit from its JSON form (what `/api/search` and the search_notes tool send)."""
+        names = cls.__dataclass_fields__
+        given = {k: v for k, v in fields.items() if k in names}
+        if given.get("similar") is not None:
+            given["similar"] = tuple(given["similar"])
+        return cls(**given)
+
+    def line(self) -> str:
+        """The hit as one line, as the search_notes tool and `lore search` both show it:
+        `n_4 [kind, when] title — snippet (score, why, +N similar: …)`; a linked hit's why is
+        `linked: n_3 depends_on`."""
+        title = f"{self.title} — " if self.title else ""
+        why = f"linked: {self.via}" if self.via else self.why
+        same = f", +{len(self.similar)} similar: {', '.join(self.similar)}" if self.similar else ""
+        when = f", {self.when}" if self.when else ""
+        return f"{self.id} [{self.kind}{when}] {title}{self.snippet} ({self.score:g}, {why}{same})"
 
 
 @dataclass(frozen=True)

@@ -11,18 +11,18 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from lore.http.api_routes import Route
+from lore.http.api_routes import Routes, runtime
 from lore.service import data
-from lore.service.runtime import Runtime
 
 
-def register(route: Route, state: Runtime) -> None:
-    @route("/api/export", ["GET"])
-    async def export(request: Request) -> Response:
-        space = request.query_params.get("space") or None
-        lines = await state.call(data.export, space)  # checked here, before the first byte is sent
-        return StreamingResponse(
-            (line + "\n" for line in lines),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
-        )
+async def export(request: Request) -> Response:
+    space = request.query_params.get("space") or None
+    lines = await runtime(request).call(data.export, space)  # checked here, before the first byte is sent
+    return StreamingResponse(
+        (line + "\n" for line in lines),
+        media_type="application/x-ndjson",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+ROUTES: Routes = [("/api/export", export, ["GET"])]

@@ -26,103 +26,117 @@ from starlette.responses import JSONResponse, Response
 from lore.core import advice, validate
 from lore.core.injection import Injection
 from lore.core.rows import Fact
-from lore.http.api_routes import Body, Resolver, Route, posted
+from lore.http.api_routes import Routes, posted, runtime, session
 from lore.service import handoffs, log, memory, tidy, wire
-from lore.service.runtime import Runtime
 
 
-def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> None:
-    @route("/api/facts", ["GET", "POST"])
-    async def fact_list(request: Request) -> Response:
-        if request.method == "POST":
-            data, session = await posted(request, body, resolve)
-            done = await state.call(
-                memory.remember_fact,
-                session,
-                data.get("statement"),
-                supersedes=data.get("supersedes"),
-                allow_secret=data.get("allow_secret") is True,
-                **_fields(data),
-            )
-            # 201 for a new fact; 200 with the existing one when it was already remembered.
-            return JSONResponse(
-                {
-                    "fact": _fact(done.item),
-                    "message": done.text(advice.caller_of(data.get("caller"))),
-                    **done.structured(),
-                },
-                status_code=200 if done.duplicate else 201,
-            )
-        session = await resolve(request, "api", None)
-        params = request.query_params
-        found = await state.call(
-            memory.recall,
-            session,
-            subject=params.get("subject"),
-            as_of=params.get("as_of"),
-            valid_at=params.get("valid_at"),
-        )
-        used = None
-        if params.get("usage") in ("1", "true"):
-            used = await state.call(log.usage, session.readable, [f.id for f in found.facts])
-        return JSONResponse(wire.recalled(found, session.space, used))
+async def fact_list(request: Request) -> Response:
+    if request.method == "POST":
+        return await _fact_add(request)
+    here = await session(request)
+    params = request.query_params
+    state = runtime(request)
+    found = await state.call(
+        memory.recall,
+        here,
+        subject=params.get("subject"),
+        as_of=params.get("as_of"),
+        valid_at=params.get("valid_at"),
+    )
+    used = None
+    if params.get("usage") in ("1", "true"):
+        used = await state.call(log.usage, here.readable, [f.id for f in found.facts])
+    return JSONResponse(wire.recalled(found, here.space, used))
 
-    @route("/api/facts/{id}", ["GET"])
-    async def fact_history(request: Request) -> Response:
-        session = await resolve(request, "api", None)
-        versions = await state.call(memory.fact_history, session.readable, request.path_params["id"])
-        merged = await state.call(tidy.merged_into, session.readable, request.path_params["id"])
-        return JSONResponse(
-            {"id": versions[0].id, "versions": [_fact(v) for v in versions], "merged": wire.merged(merged)}
-        )
 
-    @route("/api/facts/{id}/revise", ["POST"])
-    async def fact_revise(request: Request) -> Response:
-        data, session = await posted(request, body, resolve)
-        # What is absent stays as it is; a revision that changes nothing is the store's to refuse.
-        _, new = await state.call(
-            memory.revise_fact,
-            session,
-            request.path_params["id"],
-            statement=data.get("statement"),
-            allow_secret=data.get("allow_secret") is True,
-            **_fields(data),
-        )
-        return JSONResponse({"fact": _fact(new)})
+async def _fact_add(request: Request) -> Response:
+    data, here = await posted(request)
+    done = await runtime(request).call(
+        memory.remember_fact,
+        here,
+        data.get("statement"),
+        supersedes=data.get("supersedes"),
+        allow_secret=data.get("allow_secret") is True,
+        **_fields(data),
+    )
+    # 201 for a new fact; 200 with the existing one when it was already remembered.
+    return JSONResponse(
+        {
+            "fact": _fact(done.item),
+            "message": done.text(advice.caller_of(data.get("caller"))),
+            **done.structured(),
+        },
+        status_code=200 if done.duplicate else 201,
+    )
 
-    @route("/api/facts/{id}/forget", ["POST"])
-    async def fact_forget(request: Request) -> Response:
-        data, session = await posted(request, body, resolve)
-        old = await state.call(
-            memory.forget, session, _fact_id(request.path_params["id"]), data.get("reason")
-        )
-        return JSONResponse({"forgotten": old.id})
 
-    @route("/api/log", ["GET"])
-    async def injection_log(request: Request) -> Response:
-        """What lore told the caller's agents (the caller's own spaces, and their records that no space
-        could be chosen for), newest first."""
-        config, _env, _prefix = await state.scope()
-        params = request.query_params
-        limit = params.get("limit", "20")
-        rows = await state.call(
-            log.recent,
-            config.ids,
-            client=params.get("client"),
-            workspace=params.get("workspace"),
-            since=params.get("since"),
-            limit=int(limit) if limit.isdigit() else 0,
-            owner=state.user(),
-        )
-        named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
-        return JSONResponse({"spaces": list(config.ids), "records": [_record(r, named) for r in rows]})
+async def fact_history(request: Request) -> Response:
+    here = await session(request)
+    state, fact_id = runtime(request), request.path_params["id"]
+    versions = await state.call(memory.fact_history, here.readable, fact_id)
+    merged = await state.call(tidy.merged_into, here.readable, fact_id)
+    return JSONResponse(
+        {"id": versions[0].id, "versions": [_fact(v) for v in versions], "merged": wire.merged(merged)}
+    )
 
-    @route("/api/log/{id}", ["GET"])
-    async def injection_record(request: Request) -> Response:
-        config, _env, _prefix = await state.scope()
-        row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
-        named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
-        return JSONResponse({"record": _record(row, named)})
+
+async def fact_revise(request: Request) -> Response:
+    data, here = await posted(request)
+    # What is absent stays as it is; a revision that changes nothing is the store's to refuse.
+    _, new = await runtime(request).call(
+        memory.revise_fact,
+        here,
+        request.path_params["id"],
+        statement=data.get("statement"),
+        allow_secret=data.get("allow_secret") is True,
+        **_fields(data),
+    )
+    return JSONResponse({"fact": _fact(new)})
+
+
+async def fact_forget(request: Request) -> Response:
+    data, here = await posted(request)
+    fact_id = _fact_id(request.path_params["id"])
+    old = await runtime(request).call(memory.forget, here, fact_id, data.get("reason"))
+    return JSONResponse({"forgotten": old.id})
+
+
+async def injection_log(request: Request) -> Response:
+    """What lore told the caller's agents (the caller's own spaces, and their records that no space
+    could be chosen for), newest first."""
+    state = runtime(request)
+    config, _env, _prefix = await state.scope()
+    params = request.query_params
+    limit = params.get("limit", "20")
+    rows = await state.call(
+        log.recent,
+        config.ids,
+        client=params.get("client"),
+        workspace=params.get("workspace"),
+        since=params.get("since"),
+        limit=int(limit) if limit.isdigit() else 0,
+        owner=state.user(),
+    )
+    named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
+    return JSONResponse({"spaces": list(config.ids), "records": [_record(r, named) for r in rows]})
+
+
+async def injection_record(request: Request) -> Response:
+    state = runtime(request)
+    config, _env, _prefix = await state.scope()
+    row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
+    named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
+    return JSONResponse({"record": _record(row, named)})
+
+
+ROUTES: Routes = [
+    ("/api/facts", fact_list, ["GET", "POST"]),
+    ("/api/facts/{id}", fact_history, ["GET"]),
+    ("/api/facts/{id}/revise", fact_revise, ["POST"]),
+    ("/api/facts/{id}/forget", fact_forget, ["POST"]),
+    ("/api/log", injection_log, ["GET"]),
+    ("/api/log/{id}", injection_record, ["GET"]),
+]
 
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:

@@ -20,88 +20,91 @@ from starlette.responses import JSONResponse, Response
 
 from lore.core import advice
 from lore.core.errors import InvalidInput
-from lore.http.api_routes import Body, Resolver, Route, posted
+from lore.http.api_routes import Routes, lore, posted, runtime, session
 from lore.service import handoffs, memory, search, tidy, wire
-from lore.service.runtime import Runtime
 
 MAX_IDS = 100
 
 
-def register(route: Route, state: Runtime, body: Body, resolve: Resolver, *, sign_in: bool) -> None:
-    @route("/api/notes", ["POST"])
-    async def note_add(request: Request) -> Response:
-        data, session = await posted(request, body, resolve)
-        tags = data.get("tags")
-        done = await state.call(
-            memory.remember_note,
-            session,
-            data.get("body"),
-            kind=data.get("kind") or "note",
-            title=data.get("title"),
-            tags=tags if isinstance(tags, list) else None,
-            allow_secret=data.get("allow_secret") is True,
-            when=data.get("when"),
-        )
-        return JSONResponse(
-            {
-                "note": wire.row(done.item),
-                "message": done.text(advice.caller_of(data.get("caller"))),
-                "duplicate": done.duplicate,
-            },
-            status_code=200 if done.duplicate else 201,
-        )
+async def note_add(request: Request) -> Response:
+    data, here = await posted(request)
+    tags = data.get("tags")
+    done = await runtime(request).call(
+        memory.remember_note,
+        here,
+        data.get("body"),
+        kind=data.get("kind") or "note",
+        title=data.get("title"),
+        tags=tags if isinstance(tags, list) else None,
+        allow_secret=data.get("allow_secret") is True,
+        when=data.get("when"),
+    )
+    return JSONResponse(
+        {
+            "note": wire.row(done.item),
+            "message": done.text(advice.caller_of(data.get("caller"))),
+            "duplicate": done.duplicate,
+        },
+        status_code=200 if done.duplicate else 201,
+    )
 
-    @route("/api/search", ["GET"])
-    async def search_notes(request: Request) -> Response:
-        session = await resolve(request, "api", None)
-        params = request.query_params
-        config, _env, _prefix = await state.scope()
-        limit = params.get("limit", "5")
-        found = await search.explain(
-            state,
-            session.readable,
-            params.get("q", ""),
-            session_space=session.space,
-            others=config.ids,
-            kinds=params.getlist("kind") or None,
-            limit=int(limit) if limit.isdigit() else limit,
-        )
-        return JSONResponse(wire.explanation(found, session.space))
 
-    @route("/api/handoff", ["GET"])
-    async def handoff_here(request: Request) -> Response:
-        session = await resolve(request, "api", None)
-        found = await state.call(handoffs.last_here, session)
-        return JSONResponse({**wire.session(session), "text": found.text})
+async def search_notes(request: Request) -> Response:
+    here = await session(request)
+    params = request.query_params
+    state = runtime(request)
+    config, _env, _prefix = await state.scope()
+    limit = params.get("limit", "5")
+    found = await search.explain(
+        state,
+        here.readable,
+        params.get("q", ""),
+        session_space=here.space,
+        others=config.ids,
+        kinds=params.getlist("kind") or None,
+        limit=int(limit) if limit.isdigit() else limit,
+    )
+    return JSONResponse(wire.explanation(found, here.space))
 
-    @route("/api/tidy", ["GET"])
-    async def tidy_list(request: Request) -> Response:
-        session = await resolve(request, "api", None)
-        # Paths in sign-in mode name the user's machine, not this one: not checked here.
-        found = await state.call(tidy.report, session.space, here=str(session.root), check_paths=not sign_in)
-        return JSONResponse(wire.tidy_report(found))
 
-    @route("/api/tidy/{act}", ["POST"])
-    async def tidy_act(request: Request) -> Response:
-        data, session = await posted(request, body, resolve)
-        act = request.path_params["act"]
-        if act == "merge":
-            done = await state.call(
-                tidy.merge,
-                session,
-                data.get("into"),
-                _ids(data.get("others")),
-                statement=data.get("statement"),
-            )
-        elif act == "keep":
-            done = await state.call(tidy.keep, session, _ids(data.get("ids")))
-        elif act == "forget":
-            done = await state.call(tidy.forget, session, _ids(data.get("ids")), data.get("reason"))
-        elif act in ("undo", "redo"):
-            done = await state.call(tidy.undo if act == "undo" else tidy.redo, session, data.get("action"))
-        else:
-            raise InvalidInput(f"no tidy act {act[:20]!r}", "use merge, keep, forget, undo or redo")
-        return JSONResponse({"action": done.action, "text": done.text})
+async def handoff_here(request: Request) -> Response:
+    here = await session(request)
+    found = await runtime(request).call(handoffs.last_here, here)
+    return JSONResponse({**wire.session(here), "text": found.text})
+
+
+async def tidy_list(request: Request) -> Response:
+    here = await session(request)
+    # Paths in sign-in mode name the user's machine, not this one: not checked here.
+    check_paths = not lore(request).sign_in
+    found = await runtime(request).call(tidy.report, here.space, here=str(here.root), check_paths=check_paths)
+    return JSONResponse(wire.tidy_report(found))
+
+
+async def tidy_act(request: Request) -> Response:
+    data, here = await posted(request)
+    act, call = request.path_params["act"], runtime(request).call
+    if act == "merge":
+        into, others = data.get("into"), _ids(data.get("others"))
+        done = await call(tidy.merge, here, into, others, statement=data.get("statement"))
+    elif act == "keep":
+        done = await call(tidy.keep, here, _ids(data.get("ids")))
+    elif act == "forget":
+        done = await call(tidy.forget, here, _ids(data.get("ids")), data.get("reason"))
+    elif act in ("undo", "redo"):
+        done = await call(tidy.undo if act == "undo" else tidy.redo, here, data.get("action"))
+    else:
+        raise InvalidInput(f"no tidy act {act[:20]!r}", "use merge, keep, forget, undo or redo")
+    return JSONResponse({"action": done.action, "text": done.text})
+
+
+ROUTES: Routes = [
+    ("/api/notes", note_add, ["POST"]),
+    ("/api/search", search_notes, ["GET"]),
+    ("/api/handoff", handoff_here, ["GET"]),
+    ("/api/tidy", tidy_list, ["GET"]),
+    ("/api/tidy/{act}", tidy_act, ["POST"]),
+]
 
 
 def _ids(value: object) -> list[object]:

@@ -19,80 +19,88 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore.core import inbox
-from lore.http.api_routes import Body, Resolver, Route, posted
+from lore.http.api_routes import Routes, posted, runtime, session
 from lore.service import wire, work
-from lore.service.runtime import Runtime
 
 LISTED = 10_000  # a person's list (`lore tasks`), as the local command shows it
 MESSAGES = 30
 
 
-def register(route: Route, state: Runtime, body: Body, resolve: Resolver) -> None:
-    @route("/api/tasks", ["GET", "POST"])
-    async def task_list(request: Request) -> Response:
-        if request.method == "POST":
-            data, session = await posted(request, body, resolve)
-            title = data.get("title")
-            filed = await state.call(
-                work.file_task,
-                session,
-                title,
-                data.get("body") or title,
-                to=data.get("to"),
-                allow_secret=data.get("allow_secret") is True,
-            )
-            return JSONResponse(wire.task(filed), status_code=201)
-        session = await resolve(request, "api", None)
-        every = request.query_params.get("all") in ("1", "true")
-        statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
-        rows, total = await state.call(work.tasks_of, session.space, statuses, limit=LISTED)
-        return JSONResponse({"space": session.space, "total": total, "tasks": [wire.row(t) for t in rows]})
-
-    @route("/api/tasks/{id}", ["GET", "POST"])
-    async def task_one(request: Request) -> Response:
-        task_id = request.path_params["id"]
-        if request.method == "POST":
-            data, session = await posted(request, body, resolve)
-            before, task = await state.call(
-                work.update_task, session, task_id, data.get("status"), data.get("note")
-            )
-            return JSONResponse({"before": before, **wire.task(task)})
-        session = await resolve(request, "api", None)
-        task, events = await state.call(work.task, session.readable, task_id)
-        return JSONResponse(wire.task(task, events))
-
-    @route("/api/messages", ["GET", "POST"])
-    async def message_list(request: Request) -> Response:
-        if request.method == "POST":
-            data, session = await posted(request, body, resolve)
-            sent = await work.send_message(
-                state,
-                session,
-                data.get("to"),
-                data.get("body"),
-                reply_to=data.get("reply_to"),
-                wait_seconds=data.get("wait_seconds") or 0,
-                reader=session.source,
-                allow_secret=data.get("allow_secret") is True,
-            )
-            reply = wire.row(sent.reply) if sent.reply is not None else None
-            return JSONResponse(
-                {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}, status_code=201
-            )
-        session = await resolve(request, "api", None)
-        shown = await state.call(work.recent_messages, session.space, limit=MESSAGES)
-        return JSONResponse({"space": session.space, "messages": wire.messages(shown)})
-
-    @route("/api/messages/read", ["POST"])
-    async def message_read(request: Request) -> Response:
-        _, session = await posted(request, body, resolve)
-        got = await state.call(work.read_messages, session, session.source)
-        return JSONResponse(
-            {
-                "space": session.space,
-                "messages": wire.messages(got.messages),
-                "unread_left": got.unread_left,
-                "tasks": [wire.row(t) for t in got.tasks],
-                "open_tasks": got.open_tasks,
-            }
+async def task_list(request: Request) -> Response:
+    state = runtime(request)
+    if request.method == "POST":
+        data, here = await posted(request)
+        title = data.get("title")
+        filed = await state.call(
+            work.file_task,
+            here,
+            title,
+            data.get("body") or title,
+            to=data.get("to"),
+            allow_secret=data.get("allow_secret") is True,
         )
+        return JSONResponse(wire.task(filed), status_code=201)
+    here = await session(request)
+    every = request.query_params.get("all") in ("1", "true")
+    statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
+    rows, total = await state.call(work.tasks_of, here.space, statuses, limit=LISTED)
+    return JSONResponse({"space": here.space, "total": total, "tasks": [wire.row(t) for t in rows]})
+
+
+async def task_one(request: Request) -> Response:
+    task_id, state = request.path_params["id"], runtime(request)
+    if request.method == "POST":
+        data, here = await posted(request)
+        before, task = await state.call(work.update_task, here, task_id, data.get("status"), data.get("note"))
+        return JSONResponse({"before": before, **wire.task(task)})
+    here = await session(request)
+    task, events = await state.call(work.task, here.readable, task_id)
+    return JSONResponse(wire.task(task, events))
+
+
+async def message_list(request: Request) -> Response:
+    if request.method == "POST":
+        return await _message_send(request)
+    here = await session(request)
+    shown = await runtime(request).call(work.recent_messages, here.space, limit=MESSAGES)
+    return JSONResponse({"space": here.space, "messages": wire.messages(shown)})
+
+
+async def _message_send(request: Request) -> Response:
+    data, here = await posted(request)
+    sent = await work.send_message(
+        runtime(request),
+        here,
+        data.get("to"),
+        data.get("body"),
+        reply_to=data.get("reply_to"),
+        wait_seconds=data.get("wait_seconds") or 0,
+        reader=here.source,
+        allow_secret=data.get("allow_secret") is True,
+    )
+    reply = wire.row(sent.reply) if sent.reply is not None else None
+    return JSONResponse(
+        {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}, status_code=201
+    )
+
+
+async def message_read(request: Request) -> Response:
+    _, here = await posted(request)
+    got = await runtime(request).call(work.read_messages, here, here.source)
+    return JSONResponse(
+        {
+            "space": here.space,
+            "messages": wire.messages(got.messages),
+            "unread_left": got.unread_left,
+            "tasks": [wire.row(t) for t in got.tasks],
+            "open_tasks": got.open_tasks,
+        }
+    )
+
+
+ROUTES: Routes = [
+    ("/api/tasks", task_list, ["GET", "POST"]),
+    ("/api/tasks/{id}", task_one, ["GET", "POST"]),
+    ("/api/messages", message_list, ["GET", "POST"]),
+    ("/api/messages/read", message_read, ["POST"]),
+]

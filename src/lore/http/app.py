@@ -1,29 +1,39 @@
-"""The one Starlette app of `lore serve`: the SDK's streamable HTTP MCP app at `/mcp` (with its
-bearer-token middleware in sign-in mode), the JSON API (`lore.http.api`), `/healthz` (the process
-answers), `/readyz` (and the database does: what a load balancer should check) and the web UI
-(`lore.http.web`, at `/`). The MCP server itself is made by the composition root (lore.cli.serving)
-and handed in: this package never imports lore.mcp."""
+"""The one Starlette app of `lore serve`, lore's own: `/healthz` (the process answers), `/readyz`
+(and the database does: what a load balancer should check), `/metrics`, the JSON API
+(`lore.http.api`), OAuth's sign-in page and the web UI (`lore.http.web`, at `/`), with the SDK's
+streamable HTTP MCP app mounted last (`/mcp`, and with --oauth the SDK's OAuth endpoints), as the
+SDK expects to be mounted: its session manager runs in this app's lifespan. In sign-in mode the
+bearer token is checked for every request by the SDK's own middleware over lore's verifier. The
+MCP server itself is made by the composition root (lore.cli.serving) and handed in: this package
+never imports lore.mcp."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, ProviderTokenVerifier, TokenVerifier
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lore.core import local_secret
 from lore.core.errors import LoreError
 from lore.core.users import looks_like_token
 from lore.http import api, guard
+from lore.http.api_routes import Lore, lore, runtime
 from lore.http.limits import Buckets, RecordPeer, RegistrationGuard, UserLimits, UserRate
 from lore.http.oauth import OAuthProvider
 from lore.http.observe import Observe
@@ -31,6 +41,8 @@ from lore.http.signin import SCOPE, DatabaseTokenVerifier
 from lore.http.stateless import StatelessSessions
 from lore.service import accounts, health, metrics
 from lore.service.runtime import Runtime
+
+IDLE = DEFAULT_SESSION_IDLE_TIMEOUT  # seconds an MCP session with no request in flight is kept
 
 
 @dataclass(frozen=True)
@@ -90,98 +102,157 @@ def _subject() -> str | None:
 
 
 def build(runtime: Runtime, options: Options, server: MCPServer[Any], auth: Auth) -> Starlette:
-    """The app around `server` (made by the composition root, lore.cli.serving, with `auth`)."""
-    state = runtime
-    if isinstance(auth.auth_server_provider, OAuthProvider):
-        auth.auth_server_provider.register_routes(server)
-
-    @server.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
-    async def healthz(_: Request) -> Response:
-        return JSONResponse({"ok": True})
-
-    @server.custom_route("/readyz", methods=["GET"])  # type: ignore[untyped-decorator]
-    async def readyz(_: Request) -> Response:
-        try:
-            schema = await state.call(health.schema)
-        except LoreError as exc:
-            return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
-        # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
-        body: dict[str, object] = {"ok": schema.current, "schema": schema.version}
-        body.update(expected=schema.expected, listen=schema.listen)
-        if schema.warning:  # ready all the same: replies then come with the poll (docs/deploy.md)
-            body["warning"] = schema.warning
-        current = schema.current
-        return JSONResponse(body, status_code=200 if current else 503)
-
-    @server.custom_route("/metrics", methods=["GET"])  # type: ignore[untyped-decorator]
-    async def metrics_page(request: Request) -> Response:
-        """Prometheus' text format, behind the same rule as /mcp and /api: a lore token in sign-in
-        mode (any user's: no metric names a user or a space), the local secret in local mode."""
-        if not await _may_scrape(state, request, auth.local_secret):
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": "/metrics needs a bearer token"},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        body, content_type = await anyio.to_thread.run_sync(metrics.render, state.transact)
-        return Response(body, media_type=content_type)
-
-    api.register(server, state, sign_in=options.sign_in, secret=auth.local_secret)
-    app = server.streamable_http_app(
+    """lore's app: its own routes (probes, /metrics, /api, OAuth's sign-in page, the web UI), then,
+    mounted at `/` after them, the SDK's MCP app around `server` (made by the composition root,
+    lore.cli.serving, with `auth`): `/mcp`, and with --oauth the OAuth endpoints. lore's state is
+    read from `app.state.lore` (lore.http.api_routes.Lore); the lifespan runs the SDK's session
+    manager (which enters the MCP server's own lifespan)."""
+    mcp_app = server.streamable_http_app(
         host=options.host,
         stateless_http=options.stateless,
         json_response=options.stateless,  # no server push without a session: plain JSON answers
-        max_sessions=int(state.env.get("LORE_MAX_SESSIONS", "10000")),
+        max_sessions=int(runtime.env.get("LORE_MAX_SESSIONS", "10000")),
+        session_idle_timeout=IDLE,
     )
-    if options.stateless:  # sessions any replica serves: their state in the request or the database
-        _mcp_route(app).app = StatelessSessions(_mcp_route(app).app, state, sign_in=options.sign_in)
-    if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
-        app.add_middleware(RegistrationGuard)
-    if options.sign_in:  # one user cannot take the server's sessions or requests from the others
-        _limit_users(app, server, state.env)
-    else:  # any local user can reach loopback: /mcp needs this user's local secret
-        assert auth.local_secret is not None
-        _mcp_route(app).app = guard.RequireLocalSecret(_mcp_route(app).app, auth.local_secret)
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_page, methods=["GET"]),
+        *api.routes(),
+    ]
+    if isinstance(auth.auth_server_provider, OAuthProvider):
+        routes += auth.auth_server_provider.routes()
+
+    def named() -> list[BaseRoute]:  # what /metrics names a request by: lore's routes, then the SDK's
+        return [*(r for r in app.routes if not isinstance(r, Mount)), *mcp_app.routes]
+
+    app = Starlette(routes=routes, middleware=_middleware(options, auth, named), lifespan=_lifespan(server))
+    app.state.lore = Lore(runtime, options.sign_in, auth.local_secret)
+    env = runtime.env
+    buckets = Buckets(float(env.get("LORE_USER_RATE", "50")), float(env.get("LORE_USER_BURST", "200")))
+    if options.sign_in:  # the JSON API: the same per-user rate as /mcp's, counted together
+        for route in app.routes:
+            if isinstance(route, Route) and route.path.startswith("/api/"):
+                route.app = UserRate(route.app, buckets)
     # The web UI at `/` (lore.web); in local mode it returns the one-time sign-in link to print.
     from lore.http.web.routes import mount
 
     app.state.sign_in_link = mount(
-        app, state, sign_in=options.sign_in, base_url=options.base_url, local_secret=auth.local_secret
+        app, runtime, sign_in=options.sign_in, base_url=options.base_url, local_secret=auth.local_secret
     )
+    app.router.routes.append(SdkMount(mcp_app, _in_front_of_mcp(mcp_app, runtime, options, auth, buckets)))
     metrics.enable()
-    app.add_middleware(Observe, routes=lambda: app.routes, json_log=options.json_logs)
-    app.add_middleware(RecordPeer)  # outermost: the TCP peer, then X-Forwarded-For (uvicorn's is off)
     return app
 
 
-async def _may_scrape(state: Runtime, request: Request, secret: str | None) -> bool:
-    given = request.headers.get("authorization")
+def _middleware(options: Options, auth: Auth, routes: Callable[[], list[BaseRoute]]) -> list[Middleware]:
+    """Outermost first: the TCP peer, then X-Forwarded-For (uvicorn's is off); the request counted,
+    timed and logged (lore.http.observe); OAuth's registration bounded; the bearer token checked
+    for every request (sign-in mode: the SDK's own middleware, over lore's verifier)."""
+    outer = [Middleware(RecordPeer), Middleware(Observe, routes=routes, json_log=options.json_logs)]
+    if options.oauth:  # anyone may register a client: bounded in size and rate (lore.http.limits)
+        outer.append(Middleware(RegistrationGuard))
+    verifier = auth.token_verifier
+    if auth.auth_server_provider is not None:
+        verifier = ProviderTokenVerifier(auth.auth_server_provider)
+    if verifier is not None:
+        outer.append(Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)))
+        outer.append(Middleware(AuthContextMiddleware))
+    return outer
+
+
+def _lifespan(server: MCPServer[Any]) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The SDK's session manager runs while the app does (as the SDK's own app would run it)."""
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with server.session_manager.run():
+            yield
+
+    return lifespan
+
+
+def _in_front_of_mcp(
+    mcp_app: ASGIApp, runtime: Runtime, options: Options, auth: Auth, buckets: Buckets
+) -> ASGIApp:
+    """The SDK's app, with lore's checks in front of `/mcp`: stateless sessions any replica serves
+    (their state in the request or the database), then per-user limits (sign-in mode: one user
+    cannot take the server's sessions or requests from the others) or local mode's secret (any
+    local user can reach loopback)."""
+    front: ASGIApp = mcp_app
+    if options.stateless:
+        front = StatelessSessions(front, runtime, sign_in=options.sign_in)
+    if options.sign_in:
+        env = runtime.env
+        sessions = None if options.stateless else int(env.get("LORE_USER_MAX_SESSIONS", "64"))
+        front = UserLimits(front, sessions=sessions, buckets=buckets, idle=IDLE)
+    else:
+        assert auth.local_secret is not None
+        front = guard.RequireLocalSecret(front, auth.local_secret)
+    return OnPath("/mcp", front, mcp_app)
+
+
+class SdkMount(Mount):
+    """The SDK's app mounted at `/`, last, claiming only the paths the SDK serves: any other path
+    stays lore's router's (a trailing slash redirected, else 404), as when every route was in one
+    app. `front` is the SDK's app with lore's checks in front of `/mcp`."""
+
+    def __init__(self, sdk: Starlette, front: ASGIApp) -> None:
+        super().__init__("", app=front)
+        self.served = sdk.routes
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if all(route.matches(scope)[0] == Match.NONE for route in self.served):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+class OnPath:
+    """`app` for requests to `path`, `other` for the rest."""
+
+    def __init__(self, path: str, app: ASGIApp, other: ASGIApp) -> None:
+        self.path, self.app, self.other = path, app, other
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        chosen = self.app if scope.get("path") == self.path else self.other
+        await chosen(scope, receive, send)
+
+
+async def healthz(_: Request) -> Response:
+    return JSONResponse({"ok": True})
+
+
+async def readyz(request: Request) -> Response:
+    try:
+        schema = await runtime(request).call(health.schema)
+    except LoreError as exc:
+        return JSONResponse({"ok": False, "error": exc.message}, status_code=503)
+    # A newer schema is fine: a newer replica migrated it, and migrations only add and relax.
+    body: dict[str, object] = {"ok": schema.current, "schema": schema.version}
+    body.update(expected=schema.expected, listen=schema.listen)
+    if schema.warning:  # ready all the same: replies then come with the poll (docs/deploy.md)
+        body["warning"] = schema.warning
+    return JSONResponse(body, status_code=200 if schema.current else 503)
+
+
+async def metrics_page(request: Request) -> Response:
+    """Prometheus' text format, behind the same rule as /mcp and /api: a lore token in sign-in
+    mode (any user's: no metric names a user or a space), the local secret in local mode."""
+    if not await _may_scrape(request):
+        return JSONResponse(
+            {"error": "invalid_token", "error_description": "/metrics needs a bearer token"},
+            status_code=401,
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    body, content_type = await anyio.to_thread.run_sync(metrics.render, runtime(request).transact)
+    return Response(body, media_type=content_type)
+
+
+async def _may_scrape(request: Request) -> bool:
+    given, secret = request.headers.get("authorization"), lore(request).local_secret
     if secret is not None:  # local mode
         return local_secret.matches(given, secret)
     scheme, _, token = (given or "").partition(" ")
     if scheme.lower() != "bearer" or not looks_like_token(token.strip()):
         return False
-    return await state.call(accounts.verify, token.strip()) is not None
-
-
-def _limit_users(app: Starlette, server: MCPServer[Any], env: Mapping[str, str]) -> None:
-    """Per-user limits in front of `/mcp` and `/api` (lore.http.limits), inside the SDK's bearer
-    authentication so that the user is known."""
-    buckets = Buckets(float(env.get("LORE_USER_RATE", "50")), float(env.get("LORE_USER_BURST", "200")))
-    route = _mcp_route(app)
-    route.app = UserLimits(
-        route.app,
-        lambda: set(server.session_manager._server_instances),  # the SDK's live sessions
-        sessions=int(env.get("LORE_USER_MAX_SESSIONS", "64")),
-        buckets=buckets,
-    )
-    for other in app.routes:  # the JSON API: the same rate, counted together with /mcp's
-        if isinstance(other, Route) and other.path.startswith("/api/"):
-            other.app = UserRate(other.app, buckets)
-
-
-def _mcp_route(app: Starlette) -> Route:
-    for route in app.routes:
-        if isinstance(route, Route) and route.path == "/mcp":
-            return route
-    raise AssertionError("the MCP app has no /mcp route")
+    return await runtime(request).call(accounts.verify, token.strip()) is not None

@@ -162,21 +162,22 @@ def _replay(body: bytes) -> Receive:
 
 class UserLimits:
     """In front of `/mcp` in sign-in mode, after the bearer token was checked (scope["user"]): each
-    user may open `sessions` MCP sessions and send requests at the rate of `buckets` (shared with the
-    JSON API, UserRate); past that, 429 with Retry-After for that user alone. Everyone else's
-    requests are not counted against them.
+    user may open `sessions` MCP sessions (None: no cap, a stateless server keeps none) and send
+    requests at the rate of `buckets` (shared with the JSON API, UserRate); past that, 429 with
+    Retry-After for that user alone. Everyone else's requests are not counted against them.
 
     Open sessions are the ids this server handed out (the `mcp-session-id` of each initialize
-    answer), minus those the SDK's session manager no longer holds (closed, idle, deleted)."""
+    answer), kept here as the SDK's session manager keeps them: until the client ends one (DELETE),
+    the SDK no longer knows it (404), or it was idle `idle` seconds with no request in flight (the
+    SDK's session_idle_timeout, which lore.http.app gives both)."""
 
-    def __init__(
-        self, app: ASGIApp, live: Callable[[], set[str]], *, sessions: int, buckets: Buckets
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, sessions: int | None, buckets: Buckets, idle: float) -> None:
         self.app = app
-        self.live = live  # the session ids the SDK still serves
         self.sessions = sessions
         self.buckets = buckets  # shared with the JSON API (UserRate): one rate per user
-        self._open: dict[str, set[str]] = {}
+        self.idle = idle
+        self._open: dict[str, dict[str, float]] = {}  # user -> {session id: last seen}
+        self._busy: dict[str, int] = {}  # session id -> requests in flight
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         user = user_of(scope)
@@ -187,13 +188,23 @@ class UserLimits:
         if wait:
             await refuse(send, 429, "rate_limited", "too many requests from this user: slow down", wait)
             return
-        headers = dict(scope.get("headers") or [])
-        if scope.get("method") != "POST" or b"mcp-session-id" in headers:
+        if self.sessions is None:
             await self.app(scope, receive, send)
             return
-        mine = self._open.setdefault(user, set())
-        mine &= self.live()
-        if len(mine) >= self.sessions:
+        mine = self._open.setdefault(user, {})
+        given = dict(scope.get("headers") or []).get(b"mcp-session-id")
+        if given is not None:
+            await self._in_session(mine, given.decode("latin-1"), scope, receive, send)
+        elif scope.get("method") == "POST":
+            await self._opening(mine, scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _opening(self, mine: dict[str, float], scope: Scope, receive: Receive, send: Send) -> None:
+        """A request without a session: an initialize, refused past the cap; the id of the session it
+        opens is noted."""
+        self._forget_ended(mine)
+        if self.sessions is not None and len(mine) >= self.sessions:
             await refuse(
                 send,
                 429,
@@ -207,10 +218,42 @@ class UserLimits:
             if message.get("type") == "http.response.start":
                 for name, value in message.get("headers") or []:
                     if name.lower() == b"mcp-session-id":
-                        mine.add(value.decode("latin-1"))
+                        mine[value.decode("latin-1")] = time.monotonic()
             await send(message)
 
         await self.app(scope, receive, noting)
+
+    async def _in_session(
+        self, mine: dict[str, float], session: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """A request of a session: it keeps the session open while in flight; a DELETE answered 2xx
+        or any 404 (the SDK does not know it) ends it."""
+        ended = False
+
+        async def watching(message: Message) -> None:
+            nonlocal ended
+            if message.get("type") == "http.response.start":
+                code = int(message.get("status", 500))
+                ended = code == 404 or (scope.get("method") == "DELETE" and 200 <= code < 300)
+            await send(message)
+
+        self._busy[session] = self._busy.get(session, 0) + 1
+        try:
+            await self.app(scope, receive, watching)
+        finally:
+            left = self._busy.pop(session) - 1
+            if left:
+                self._busy[session] = left
+            if ended:
+                mine.pop(session, None)
+            elif session in mine:  # not one that ended (a DELETE) while this request was in flight
+                mine[session] = time.monotonic()
+
+    def _forget_ended(self, mine: dict[str, float]) -> None:
+        now = time.monotonic()
+        for session, seen in list(mine.items()):
+            if not self._busy.get(session) and now - seen >= self.idle:
+                del mine[session]
 
 
 class UserRate:

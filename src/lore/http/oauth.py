@@ -24,13 +24,13 @@ from mcp.server.auth.provider import (
     TokenError,
     construct_redirect_uri,
 )
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
 
 from lore.core.users import looks_like_token
-from lore.http.signin import SCOPE, LoreAccessToken, access_token
+from lore.http.signin import SCOPE, LoreAccessToken, access_token, checked_once
 from lore.service import accounts
 from lore.service.runtime import Runtime
 
@@ -81,31 +81,33 @@ class OAuthProvider:
         )
         return f"{self.base_url}{SIGN_IN_PATH}?request={request_id}"
 
-    def register_routes(self, server: MCPServer[Any]) -> None:
-        @server.custom_route(SIGN_IN_PATH, methods=["GET", "POST"])  # type: ignore[untyped-decorator]
-        async def sign_in(request: Request) -> Response:
-            if request.method == "GET":
-                request_id = request.query_params.get("request", "")
-                pending = await self._pending(request_id)
-                if pending is None:
-                    return _page("This sign-in link has expired. Start again from your agent.", status=400)
-                return _form(request_id, pending[0], _redirect_host(pending[1]))
-            form = await request.form()
-            request_id, secret = str(form.get("request", "")), str(form.get("token", "")).strip()
+    def routes(self) -> list[Route]:
+        """The sign-in page the authorization step sends the user to (lore's app serves it)."""
+        return [Route(SIGN_IN_PATH, self.sign_in, methods=["GET", "POST"])]
+
+    async def sign_in(self, request: Request) -> Response:
+        if request.method == "GET":
+            request_id = request.query_params.get("request", "")
             pending = await self._pending(request_id)
             if pending is None:
                 return _page("This sign-in link has expired. Start again from your agent.", status=400)
-            principal = await self.state.call(accounts.verify, secret, ("personal",))
-            if principal is None:
-                host = _redirect_host(pending[1])
-                return _form(request_id, pending[0], host, error="That token is not valid.", status=401)
-            issued = await self.state.call(accounts.issue_code, request_id, principal, CODE_TTL)
-            if issued is None:
-                return _page("This sign-in link has expired. Start again from your agent.", status=400)
-            code, data = issued
-            params = AuthorizationParams.model_validate(data)
-            redirect = construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
-            return RedirectResponse(redirect, status_code=302, headers={"Cache-Control": "no-store"})
+            return _form(request_id, pending[0], _redirect_host(pending[1]))
+        form = await request.form()
+        request_id, secret = str(form.get("request", "")), str(form.get("token", "")).strip()
+        pending = await self._pending(request_id)
+        if pending is None:
+            return _page("This sign-in link has expired. Start again from your agent.", status=400)
+        principal = await self.state.call(accounts.verify, secret, ("personal",))
+        if principal is None:
+            host = _redirect_host(pending[1])
+            return _form(request_id, pending[0], host, error="That token is not valid.", status=401)
+        issued = await self.state.call(accounts.issue_code, request_id, principal, CODE_TTL)
+        if issued is None:
+            return _page("This sign-in link has expired. Start again from your agent.", status=400)
+        code, data = issued
+        params = AuthorizationParams.model_validate(data)
+        redirect = construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        return RedirectResponse(redirect, status_code=302, headers={"Cache-Control": "no-store"})
 
     async def _pending(self, request_id: str) -> tuple[str, dict[str, Any]] | None:
         """(client name, authorization params) of a live request."""
@@ -186,6 +188,9 @@ class OAuthProvider:
         return _oauth_token(issued)
 
     async def load_access_token(self, token: str) -> LoreAccessToken | None:
+        return await checked_once(token, self._load_access_token)
+
+    async def _load_access_token(self, token: str) -> LoreAccessToken | None:
         if not looks_like_token(token):
             return None
         principal = await self.state.call(accounts.verify, token)

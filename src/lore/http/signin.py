@@ -7,6 +7,11 @@ itself is never kept in the `AccessToken` (nor logged): it carries the token's i
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import TypeVar
+
 from mcp.server.auth.provider import AccessToken
 
 from lore.core.users import Principal, looks_like_token
@@ -14,6 +19,11 @@ from lore.service import accounts
 from lore.service.runtime import Runtime
 
 SCOPE = "lore"
+T = TypeVar("T", bound=AccessToken)
+# The token this request's bearer check verified, and what it found (lore.http.app checks every
+# request before it reaches the SDK's app, whose own check of /mcp then asks again): the token's
+# digest, never the token.
+_CHECKED: ContextVar[tuple[bytes, AccessToken | None] | None] = ContextVar("lore_checked", default=None)
 
 
 class LoreAccessToken(AccessToken):
@@ -38,6 +48,18 @@ def access_token(principal: Principal, resource: str | None = None) -> LoreAcces
     )
 
 
+async def checked_once(token: str, verify: Callable[[str], Awaitable[T | None]]) -> T | None:
+    """`verify(token)`, asked once a request: the SDK's bearer check inside lore's (lore.http.app)
+    gets the answer of lore's, without a second database read."""
+    digest = hashlib.sha256(token.encode()).digest()
+    seen = _CHECKED.get()
+    if seen is not None and seen[0] == digest:
+        return seen[1]  # type: ignore[return-value]  # what verify returned for this very token
+    found = await verify(token)
+    _CHECKED.set((digest, found))
+    return found
+
+
 class DatabaseTokenVerifier:
     """Personal tokens (`lore token create`): valid while neither revoked nor expired."""
 
@@ -45,6 +67,9 @@ class DatabaseTokenVerifier:
         self.state = state
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        return await checked_once(token, self._verify)
+
+    async def _verify(self, token: str) -> AccessToken | None:
         if not looks_like_token(token):
             return None  # garbage never reaches the database
         principal = await self.state.call(accounts.verify, token)

@@ -41,12 +41,21 @@ INSTRUCTIONS = (
 class LoreServer(MCPServer[Served]):
     """Refuses undeclared arguments (a `space` above all) before any tool code runs."""
 
+    _lore_declared: dict[str, frozenset[str]] | None = None  # each tool's arguments (its input schema)
+
+    async def declared(self, name: str) -> frozenset[str] | None:
+        """The arguments tool `name` declares (None: no such tool), read once from the SDK's list."""
+        if self._lore_declared is None:
+            tools = await super().list_tools()
+            self._lore_declared = {t.name: frozenset(t.input_schema.get("properties", {})) for t in tools}
+        return self._lore_declared.get(name)
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Served, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        tool = self._tool_manager.get_tool(name)
-        if tool is not None:
-            declared = set(tool.parameters.get("properties", {}))
+        declared = await self.declared(name)
+        known = declared is not None
+        if declared is not None:
             extra = sorted(set(arguments) - declared)
             if "space" in extra:
                 raise ToolError(
@@ -81,7 +90,7 @@ class LoreServer(MCPServer[Served]):
             raise
         finally:
             NOTICES.reset(token)
-            if tool is not None:  # an unknown tool's name is the caller's text: never a label
+            if known:  # an unknown tool's name is the caller's text: never a label
                 metrics.tool_call(name, outcome, time.monotonic() - started)
         if notices and isinstance(result, CallToolResult):
             notes = [TextContent(type="text", text=line) for line in notices]

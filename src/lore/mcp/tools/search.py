@@ -10,19 +10,10 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from lore.core import ids
-from lore.core.ranking import Hit
 from lore.core.validate import RELATIONS
 from lore.mcp.context import result, session, tool
 from lore.mcp.outputs import Linked, MarkedIrrelevant, Searched
 from lore.service import search
-
-
-def _line(hit: Hit) -> str:
-    title = f"{hit.title} — " if hit.title else ""
-    why = f"linked: {hit.via}" if hit.via else hit.why
-    same = f", +{len(hit.similar)} similar: {', '.join(hit.similar)}" if hit.similar else ""
-    when = f", {hit.when}" if hit.when else ""
-    return f"{hit.id} [{hit.kind}{when}] {title}{hit.snippet} ({hit.score:g}, {why}{same})"
 
 
 @tool(
@@ -52,7 +43,7 @@ async def search_notes(
     if not hits:
         return result(f"No notes match {query.strip()!r}.", {"results": []})
     results = [{k: v for k, v in h.__dict__.items() if v is not None} for h in hits]
-    return result("\n".join(_line(h) for h in hits), {"results": results})
+    return result("\n".join(h.line() for h in hits), {"results": results})
 
 
 async def _link_notes(**args: Any) -> Annotated[CallToolResult, Linked]:
