@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.config import config_path, parse_config, read_config_text
+from lore.core.documents import json_object
 from lore.core.errors import InvalidInput, LoreError, Refused
 
 
@@ -77,7 +78,7 @@ def _put(url: str, token: str, payload: dict[str, str], named: str = "LORE_TOKEN
             answer = json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
         with exc:
-            body = _body(exc.read())
+            body = json_object(exc.read())
         if 300 <= exc.code < 400:
             from urllib.parse import urljoin
 
@@ -97,11 +98,3 @@ def _put(url: str, token: str, payload: dict[str, str], named: str = "LORE_TOKEN
     except (urllib.error.URLError, OSError) as exc:
         raise LoreError(f"cannot reach {url}: {exc}", "check LORE_URL and that the server runs") from None
     return answer if isinstance(answer, dict) else {}
-
-
-def _body(raw: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -90,26 +90,14 @@ class Remembered(Generic[R]):
     def space(self) -> str:
         return self.item.space
 
-    @property
-    def similar(self) -> tuple[R, ...]:
-        return self.found.similar
-
-    @property
-    def conflicts(self) -> tuple[Fact, ...]:
-        return tuple(x for x in self.found.conflicts if isinstance(x, Fact))
-
-    @property
-    def likely(self) -> tuple[R, ...]:
-        return self.found.likely
-
-    @property
-    def replaces(self) -> tuple[Fact, ...]:
-        return tuple(x for x in self.found.replaces if isinstance(x, Fact))
-
     def named(self) -> Named:
         """What the check named, by kind (notes have no conflicts and replace nothing)."""
+        found = self.found
         return Named(
-            similar=self.similar, conflicts=self.conflicts, likely=self.likely, replaces=self.replaces
+            similar=found.similar,
+            conflicts=tuple(x for x in found.conflicts if isinstance(x, Fact)),
+            likely=found.likely,
+            replaces=tuple(x for x in found.replaces if isinstance(x, Fact)),
         )
 
     def text(self, caller: advice.Caller = advice.TOOL) -> str:
@@ -125,12 +113,13 @@ class Remembered(Generic[R]):
         out: dict[str, object] = {"id": self.id, "space": self.space}
         if self.duplicate:
             out["duplicate"] = True
+        named = self.named()
         for key, items in (
-            ("similar", self.similar),
-            ("conflicts", self.conflicts),
+            ("similar", named["similar"]),
+            ("conflicts", named["conflicts"]),
             ("superseded", self.superseded),
-            ("likely", self.likely[: naming.NAMED_MAX]),
-            ("replaces", self.replaces[: naming.NAMED_MAX]),
+            ("likely", named["likely"][: naming.NAMED_MAX]),
+            ("replaces", named["replaces"][: naming.NAMED_MAX]),
         ):
             if items:
                 out[key] = [x.id for x in items]

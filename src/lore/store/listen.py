@@ -15,7 +15,6 @@ where nothing is lost.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,6 +27,7 @@ import anyio
 import psycopg
 from psycopg import sql
 
+from lore.core.documents import json_object
 from lore.core.errors import ConnectionLost, DatabaseError
 from lore.core.redact import redact
 
@@ -101,7 +101,7 @@ class Listener:
             try:
                 async with aclosing(self._conn.notifies(timeout=remaining, stop_after=1)) as stream:
                     async for note in stream:
-                        events.append(Event(note.channel, _payload(note.payload)))
+                        events.append(Event(note.channel, json_object(note.payload)))
             except psycopg.OperationalError as exc:
                 await self._lost(exc)
                 continue
@@ -161,14 +161,6 @@ class Listener:
                 delay = min(delay, remaining)
             await anyio.sleep(delay)
             delay = min(delay * 2, self.max_backoff)
-
-
-def _payload(raw: str) -> dict[str, Any]:
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _first_line(exc: BaseException) -> str:

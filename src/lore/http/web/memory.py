@@ -6,7 +6,7 @@ as the MCP tools', acting from the item's own space with `web` as the client."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -117,13 +117,14 @@ async def fact_add(ui: UI, request: Request, viewer: Viewer) -> Response:
         form.get("statement"),
         subject=form.get("subject") or None,
     )
-    found = {
-        "similar": done.similar,
-        "conflicts": done.conflicts,
-        "likely": done.likely,
-        "replaces": done.replaces,
-    }
-    found_ids = "".join(f"&{k}={','.join(x.id for x in v)}" for k, v in found.items() if v)
+    named = done.named()
+    found: tuple[tuple[str, Sequence[Fact | Note]], ...] = (
+        ("similar", named["similar"]),
+        ("conflicts", named["conflicts"]),
+        ("likely", named["likely"]),
+        ("replaces", named["replaces"]),
+    )
+    found_ids = "".join(f"&{k}={','.join(x.id for x in v)}" for k, v in found if v)
     said = "duplicate" if done.duplicate else "remembered"
     return RedirectResponse(f"/facts/{done.id}?said={said}{found_ids}", 303)
 
