@@ -1,75 +1,25 @@
-"""lore's command line as an argparse parser: its class (help that ends with the default, one line
-for a typo), `--version`, and the parser made of the command table (lore.cli.commands). `lore`
-parses with it, `lore completion` completes from it (lore.cli.reference), and the README's command
-table is made from it (scripts/readme_commands.py). `lore hook …` never builds it (lore.cli.main)."""
+"""lore's command line as an argparse parser (lore.cli.parser's class), made of the command table
+(lore.cli.commands). `lore` parses with it, `lore completion` completes from it (lore.cli.reference),
+and the README's command table is made from it (scripts/readme_commands.py). `lore hook …` never
+builds it (lore.cli.main)."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import re
-from collections.abc import Sequence
-from typing import Any, NoReturn
 
-
-class _Help(argparse.HelpFormatter):
-    """Every option's help ends with its default, unless the default is None/False or the help
-    already says it (tests/unit/test_cli_reference.py checks each one)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
-            return text
-        if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
-            return f"{text} (default: %(default)s)".lstrip()
-        return text
-
-
-class _Version(argparse.Action):
-    """`--version`, read from the installed metadata only when asked: reading it costs ~25 ms, and
-    every command (the session-start hook too) builds this parser."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version")
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from lore import __version__
-
-        print(f"lore {__version__}")
-        parser.exit()
-
-
-class Parser(argparse.ArgumentParser):
-    """lore's parser: its subcommands are Parsers too (add_subparsers uses the parent's class)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Help)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        """A typo'd command or choice: one line saying what was meant, not the whole list."""
-        found = _INVALID.search(message)
-        if found:
-            given, choices = found.group(1), re.findall(r"'([^']*)'", found.group(2))
-            near = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
-            hint = f"did you mean `{near[0]}`?" if near else f"choose from: {', '.join(choices)}"
-            self.exit(2, f"{self.prog}: {given!r} is not a {self.prog} choice here; {hint}\n")
-        super().error(message)
-
-
-_INVALID = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+from lore.cli.commands import COMMANDS
+from lore.cli.parser import Parser, Version
 
 
 def parser() -> argparse.ArgumentParser:
     """The whole command line: what `lore` parses, `lore completion` completes and the README's
     command table lists (scripts/readme_commands.py). Each command is built by its entry in
     lore.cli.commands, in the table's order."""
-    from lore.cli.commands import COMMANDS
-
     p = Parser(prog="lore", description="One memory shared by every AI coding agent.")
-    p.add_argument("--version", action=_Version)
+    p.add_argument("--version", action=Version)
     p.add_argument("-v", "--verbose", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.build(sub, command.name)
+    p.set_defaults(root_parser=p)  # for the commands that read the whole line (`lore completion`)
     return p

@@ -4,10 +4,12 @@ the order `lore --help`, the completion scripts and the README's table list them
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from lore.cli import dispatch, flags
+from lore.core.errors import LoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,3 +64,20 @@ _BY_NAME = {command.name: command for command in COMMANDS}
 def handler(name: str) -> Callable[[argparse.Namespace], int]:
     """The handler of the command `name` (a name the parser accepted)."""
     return _BY_NAME[name].run
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one parsed command; a LoreError is printed (in a terminal's terms) with its next action."""
+    try:
+        return handler(args.command)(args)
+    except LoreError as exc:
+        if args.verbose:
+            raise
+        from lore.core.advice import for_cli  # the hint in a terminal's terms (issue 40, item 7)
+
+        print(f"lore: {for_cli(exc.message)}", file=sys.stderr)
+        if exc.hint:
+            print(f"  → {for_cli(exc.hint)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

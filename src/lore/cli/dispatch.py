@@ -8,37 +8,15 @@ from __future__ import annotations
 
 import sys
 
-from lore.core.errors import LoreError
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run one parsed command; a LoreError is printed (in a terminal's terms) with its next action."""
-    from lore.cli.commands import handler
-
-    try:
-        return handler(args.command)(args)
-    except LoreError as exc:
-        if args.verbose:
-            raise
-        from lore.core.advice import for_cli  # the hint in a terminal's terms (issue 40, item 7)
-
-        print(f"lore: {for_cli(exc.message)}", file=sys.stderr)
-        if exc.hint:
-            print(f"  → {for_cli(exc.hint)}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-
-
 def completion(args: argparse.Namespace) -> int:
-    from lore.cli import args as arguments
     from lore.cli import completion
 
-    sys.stdout.write(completion.script(args.shell, arguments.parser()))
+    sys.stdout.write(completion.script(args.shell, args.root_parser))  # lore.cli.args sets it
     return 0
 
 

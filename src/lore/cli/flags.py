@@ -9,7 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from lore.cli.args import Parser
+    from lore.cli.parser import Parser
 
     Subcommands = argparse._SubParsersAction[Parser]
 

@@ -42,9 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lore.cli import hook
 
         return hook.run(*hook_call)
-    from lore.cli import dispatch
+    from lore.cli import commands
 
-    return dispatch.run(parser().parse_args(given))
+    return commands.run(parser().parse_args(given))
 
 
 if __name__ == "__main__":
