@@ -111,7 +111,7 @@ def fills(conn: psycopg.Connection, *, after: bool) -> list[float]:
 def embeds(conn: psycopg.Connection, sample: int) -> tuple[float, float]:
     """Texts per second embedding `sample` notes as the worker does, with and without their context."""
     from lore.embeddings.runner import Runner
-    from lore.store.embed_worker import BATCH, note_text
+    from lore.store.vectors import BATCH, note_text
 
     rows = conn.execute(
         "SELECT title, tags, body, context_before FROM notes WHERE superseded_at IS NULL "

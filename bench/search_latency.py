@@ -85,7 +85,7 @@ INSERT INTO note_terms (space, lexeme, notes)
 def prepare(url: str, workspace: Path, env: dict[str, str], args: argparse.Namespace) -> dict[str, float]:
     from lore.embeddings import to_pgvector
     from lore.store import notes
-    from lore.store.embed_worker import _FILL
+    from lore.store.vectors import _FILL
 
     figures: dict[str, float] = {}
     started = time.perf_counter()
@@ -175,9 +175,9 @@ def prepare(url: str, workspace: Path, env: dict[str, str], args: argparse.Names
 
 
 def embed_rate(env: dict[str, str], sample: list[corpus.Note]) -> float:
-    """The worker's embedding path (lore.embed_worker.note_text, batches of 32), one thread."""
+    """The worker's embedding path (lore.store.vectors.note_text, batches of 32), one thread."""
     from lore.embeddings.runner import Runner
-    from lore.store.embed_worker import BATCH
+    from lore.store.vectors import BATCH
 
     runner = Runner({**env, "LORE_EMBED_THREADS": "1"})
     texts = vector_cache.texts_of(sample)

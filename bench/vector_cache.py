@@ -6,7 +6,7 @@ under `$LORE_BENCH_CACHE/vectors/` (default ~/.cache/lore-bench): an interrupted
 a longer run reuses the chunks a shorter one made. The notes are regenerated from the seed (cheap);
 each chunk stores the sha256 of its texts, so a stale chunk is recomputed, never trusted.
 
-Vectors are made by the same embedder and text (`lore.embed_worker.note_text`) as the worker.
+Vectors are made by the same embedder and text (`lore.store.vectors.note_text`) as the worker.
 
     .venv/bin/python bench/vector_cache.py --notes 100000     # fill the cache only
 """
@@ -43,7 +43,7 @@ def notes(count: int, seed: int) -> list[Note]:
 
 
 def texts_of(batch: list[Note]) -> list[str]:
-    from lore.store.embed_worker import note_text
+    from lore.store.vectors import note_text
 
     return [note_text(title, tags, body) for _, title, body, tags in batch]
 

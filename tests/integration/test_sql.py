@@ -30,10 +30,10 @@ ROOT = Path(lore.__path__[0])
 DYNAMIC = {
     ("lore.store.purge", "SELECT 1 FROM {table}"): "one per table erased: tests/reliability/test_purge.py",
     ("lore.store.tasks", "SELECT count(*) FROM ({_SELECT}{where})"): "filters vary: tests/work/test_tasks.py",
-    ("lore.store.embed_worker", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
+    ("lore.store.vectors", "UPDATE notes SET embedding"): "per model: tests/retrieval/test_search_db.py",
     ("lore.store.second_vectors", "UPDATE notes SET embedding2"): "tests/retrieval/test_second_model.py",
     (
-        "lore.store.embed_worker",
+        "lore.store.vectors",
         "UPDATE facts SET embedding",
     ): "per model: tests/integration/test_named_changes.py",
     (

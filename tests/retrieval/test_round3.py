@@ -17,7 +17,7 @@ from lore.core.session import Acting, Origin
 from lore.embeddings.runner import Runner
 from lore.service.memory import revise_note_in
 from lore.store import context, keywords, notes, purge, search
-from lore.store.embed_worker import embed_pending, reindex
+from lore.store.vectors import embed_pending, reindex
 
 ALPHA = Origin("alpha", "test", "/code/alpha")
 

@@ -16,7 +16,8 @@ from lore.core.errors import InvalidInput, NotFound, Refused
 from lore.core.session import Origin
 from lore.embeddings.runner import Runner
 from lore.store import graph, notes, search
-from lore.store.embed_worker import Worker, embed_pending, reindex
+from lore.store.embed_worker import Worker
+from lore.store.vectors import embed_pending, reindex
 
 ALPHA = Origin("alpha", "test", "/code/alpha")
 BETA = Origin("beta", "test", "/code/beta")

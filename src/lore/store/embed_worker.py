@@ -1,226 +1,33 @@
 """Embedding in the background: writes never wait for (or fail on) the embedder.
 
 A note commits without a vector. The worker thread in `lore mcp` / `lore serve` picks up current
-rows that have none, embeds them in small batches and fills `embedding` + `embedding_model`
-(guarded by `embedding IS NULL`, so two processes racing on a row cannot clash). It sleeps
-POLL_S between looks (a write in the same process wakes it at once), backs off while the embedder
-is down, and loads no model until some row needs a vector: an idle server stays small.
-`lore reindex` does the same in bulk, and re-embeds rows made by another model.
+rows that have none and fills them in small batches (lore.store.vectors; the second model's,
+lore.store.second_vectors). It sleeps POLL_S between looks (a write in the same process wakes it at
+once), backs off while the embedder is down, and loads no model until some row needs a vector: an
+idle server stays small.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
 from lore.core.config import EmbedderSettings
 from lore.core.errors import LoreError
 from lore.core.redact import redact
-from lore.embeddings import EmbedderError, to_pgvector
+from lore.embeddings import EmbedderError
 from lore.embeddings.runner import Runner
-from lore.store import context, keywords
+from lore.store import context, keywords, second_vectors
+from lore.store.vectors import embed_pending
 
 log = logging.getLogger("lore.embed")
 
 POLL_S = 2.0
-BATCH = 32
 MAX_BACKOFF_S = 300.0
-# Models whose HNSW index ships with the schema (migration 0002); others get one on first use.
-BUILTIN_INDEXES = {"all-MiniLM-L6-v2-int8", "potion-base-8M"}
-
-
-def note_text(title: str | None, tags: Sequence[str], body: str, context: str | None = None) -> str:
-    """What a note's vector is made of: title, tags, the body, then its context (the note before it
-    in its session: lore.store.context), which a model truncates first when the note is long."""
-    head = "\n".join(part for part in (title, " ".join(tags)) if part)
-    text = f"{head}\n{body}" if head else body
-    return f"{text}\n{context}" if context else text
-
-
-# What a note's vector is made of (note_text), for either model: lore.store.second_vectors reads it too.
-NOTE_ROWS = "SELECT version_id, title, tags, body, context_before FROM notes WHERE superseded_at IS NULL"
-# A current note is ready for a vector once its context is known (lore.store.context): one written in a
-# session waits for the note before it there.
-READY = "(session IS NULL OR context_before IS NOT NULL)"
-_PENDING = f"{NOTE_ROWS} AND embedding IS NULL AND {READY} ORDER BY version_id LIMIT %s"
-_STALE = f"""{NOTE_ROWS} AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s"""
-_FILL = """
-UPDATE notes SET embedding = %s::vector, embedding_model = %s
-WHERE version_id = %s AND superseded_at IS NULL AND {guard}
-"""
-
-
-def _stale_facts(conn: psycopg.Connection, model: str) -> int:
-    query = "SELECT count(*) FROM facts WHERE superseded_at IS NULL AND embedding_model IS DISTINCT FROM %s"
-    row = conn.execute(query, (model,)).fetchone()
-    return int(row[0]) if row else 0
-
-
-def pending_count(conn: psycopg.Connection, model: str | None, *, stale: bool) -> int:
-    if stale:
-        query = (
-            "SELECT count(*) FROM notes WHERE superseded_at IS NULL AND embedding_model IS DISTINCT FROM %s"
-        )
-        row = conn.execute(query, (model,)).fetchone()
-    else:
-        query = "SELECT count(*) FROM notes WHERE embedding IS NULL AND superseded_at IS NULL"
-        row = conn.execute(query).fetchone()
-    return int(row[0]) if row else 0
-
-
-_QUEUE = """
-SELECT count(*), coalesce(extract(epoch FROM now() - min(recorded_at)), 0) FROM notes
-WHERE embedding IS NULL AND superseded_at IS NULL
-"""
-
-
-def queue(conn: psycopg.Connection) -> tuple[int, float]:
-    """(notes waiting for a vector, seconds the oldest of them has waited): what /metrics shows."""
-    row = conn.execute(_QUEUE).fetchone()
-    return (int(row[0]), float(row[1])) if row else (0, 0.0)
-
-
-def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
-    """An HNSW index for a model that has none yet (a remote model): same shape as migration 0002."""
-    if model in BUILTIN_INDEXES:
-        return
-    import hashlib
-
-    name = "notes_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:12]
-    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
-    if exists and exists[0]:
-        return
-    statement = sql.SQL(
-        "CREATE INDEX IF NOT EXISTS {name} ON notes "
-        "USING hnsw ((embedding::vector({dim})) vector_cosine_ops) "
-        "WHERE embedding_model = {model} AND superseded_at IS NULL"
-    ).format(name=sql.Identifier(name), dim=sql.Literal(dim), model=sql.Literal(model))
-    try:
-        with conn.transaction():
-            conn.execute(statement)
-    except psycopg.errors.UniqueViolation:  # another process created it at the same moment
-        pass
-
-
-def embed_batch(
-    conn: psycopg.Connection,
-    runner: Runner,
-    rows: Sequence[tuple[Any, ...]],
-    *,
-    replace: bool,
-    fill: str = _FILL,
-    empty: str = "embedding IS NULL",
-    ensure: Callable[[psycopg.Connection, str, int], None] = ensure_index,
-) -> int:
-    """Embed note rows (version_id, title, tags, body, context) and store the vectors; returns how
-    many were stored. `fill`, `empty`, `ensure`: the column's statement, what a row without a vector
-    is, and its index (the first model's, or the second's: lore.store.second_vectors)."""
-    model = runner.model
-    if model is None or not rows:
-        return 0
-    texts = [note_text(title, tags or (), body, before) for _, title, tags, body, before in rows]
-    vectors = runner.batch(texts)  # no transaction is open while the embedder works
-    ensure(conn, model, len(vectors[0]))
-    return store(conn, fill, "true" if replace else empty, model, rows, vectors)
-
-
-def store(
-    conn: psycopg.Connection,
-    fill: str,
-    guard: str,
-    model: str,
-    rows: Sequence[tuple[Any, ...]],
-    vectors: Sequence[Sequence[float]],
-) -> int:
-    """Store one vector of `model` per row (its version id first) with statement `fill`, on the rows
-    its `{guard}` still allows (`true`: replace any; else only rows still without one)."""
-    with conn.transaction(), conn.cursor() as cur:
-        cur.executemany(
-            sql.SQL(fill).format(guard=sql.SQL(guard)),
-            [(to_pgvector(v), model, row[0]) for row, v in zip(rows, vectors, strict=True)],
-        )
-    return len(rows)
-
-
-def embed_pending(conn: psycopg.Connection, runner: Runner, limit: int = BATCH) -> int:
-    """Embed up to `limit` current notes without a vector, then as many facts (migration 0020)."""
-    rows = conn.execute(_PENDING, (limit,)).fetchall()
-    conn.commit()
-    done = embed_batch(conn, runner, rows, replace=False)
-    facts = conn.execute(_PENDING_FACTS, (limit,)).fetchall()
-    conn.commit()
-    return done + embed_facts(conn, runner, facts, replace=False)
-
-
-# Facts (migration 0020): the statement is the whole text; a write that could not embed it in time
-# left it without a vector.
-_PENDING_FACTS = """
-SELECT version_id, statement FROM facts WHERE embedding IS NULL AND superseded_at IS NULL
-ORDER BY version_id LIMIT %s
-"""
-_STALE_FACTS = """
-SELECT version_id, statement FROM facts
-WHERE superseded_at IS NULL AND (embedding_model IS DISTINCT FROM %s) AND version_id > %s
-ORDER BY version_id LIMIT %s
-"""
-_FILL_FACT = """
-UPDATE facts SET embedding = %s::vector, embedding_model = %s
-WHERE version_id = %s AND superseded_at IS NULL AND {guard}
-"""
-
-
-def embed_facts(
-    conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
-) -> int:
-    """Embed fact versions (version_id, statement) and store their vectors; returns how many."""
-    model = runner.model
-    if model is None or not rows:
-        return 0
-    vectors = runner.batch([statement for _, statement in rows])  # no transaction open meanwhile
-    return store(conn, _FILL_FACT, "true" if replace else "embedding IS NULL", model, rows, vectors)
-
-
-def reindex(
-    conn: psycopg.Connection,
-    runner: Runner,
-    *,
-    everything: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-    batch: int = 64,
-) -> int:
-    """Embed every current note that has no vector of the configured model (all of them with
-    `everything`); `progress(done, total)` after each batch. Returns how many were embedded."""
-    keywords.compact(conn)
-    context.rebuild(conn, everything=everything)
-    model = runner.model
-    if model is None:
-        return 0
-    # `everything`: compare with a model name no row carries, so every current row qualifies.
-    against = "" if everything else model
-    total = pending_count(conn, against, stale=True) + _stale_facts(conn, against)
-    conn.commit()
-    done = 0
-    # the notes (progress told), then the facts (migration 0020): every one not of this model
-    for stale, embed, last, told in (
-        (_STALE, embed_batch, 0, progress),
-        (_STALE_FACTS, embed_facts, -1, None),
-    ):
-        while True:
-            rows = conn.execute(stale, (against, last, batch)).fetchall()
-            conn.commit()
-            if not rows:
-                break
-            done += embed(conn, runner, rows, replace=True)
-            last = rows[-1][0]
-            if told is not None:
-                told(done, total)
-    return done
 
 
 class Worker:
@@ -269,8 +76,6 @@ class Worker:
                     if self.runner.embedder is not None:  # `none`: keyword search only
                         count += embed_pending(conn, self.runner)
                     if self.second is not None and self.second.embedder is not None:
-                        from lore.store import second_vectors
-
                         count += second_vectors.embed_pending(conn, self.second)
                 self.embedded += count
                 backoff = self.poll

@@ -2,7 +2,7 @@
 
 Same belief-time columns as facts: a revision closes the current version and writes the next;
 forget closes belief and records the reason in forget_log. Search is lore.search; the
-embedding is filled after the write by lore.embed_worker.
+embedding is filled after the write by lore.store.vectors.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The second model's vectors (`notes.embedding2`): a third signal fused beside the keywords and the
-first model's vectors (docs/design.md, Retrieval). Filled like the first (lore.store.embed_worker):
+first model's vectors (docs/design.md, Retrieval). Filled like the first (lore.store.vectors):
 off the write path, once a note's context is known, from the same text.
 
 Its indexes (the model's HNSW index and the rows still waiting for a vector) are made on first use:
@@ -16,8 +16,8 @@ import psycopg
 from psycopg import sql
 
 from lore.embeddings.runner import Runner
-from lore.store import embed_worker
-from lore.store.embed_worker import BATCH, NOTE_ROWS, READY
+from lore.store import vectors
+from lore.store.vectors import BATCH, NOTE_ROWS, READY
 
 _PENDING = f"{NOTE_ROWS} AND embedding2 IS NULL AND {READY} ORDER BY version_id LIMIT %s"
 _STALE = f"""{NOTE_ROWS} AND (embedding2_model IS DISTINCT FROM %s) AND version_id > %s
@@ -58,7 +58,7 @@ def embed_batch(
     conn: psycopg.Connection, runner: Runner, rows: Sequence[tuple[Any, ...]], *, replace: bool
 ) -> int:
     """Embed rows (version_id, title, tags, body, context) with the second model and store them."""
-    return embed_worker.embed_batch(
+    return vectors.embed_batch(
         conn, runner, rows, replace=replace, fill=_FILL, empty="embedding2 IS NULL", ensure=ensure_indexes
     )
 
