@@ -9,17 +9,16 @@ from lore.core import outcomes
 from lore.core.config import load_config
 from lore.core.errors import ConfigError
 from lore.core.redact import redact
-from lore.db import embedded
+from lore.db import embedded, locate
 
 
 def _external_url() -> str | None:
-    url = os.environ.get("LORE_DATABASE_URL")
-    if url:
-        return url
+    """The external database lore uses (lore.db.locate's rule), or None: the embedded one."""
     try:
-        return load_config().database_url
+        config_url = load_config().database_url
     except ConfigError:
-        return None
+        config_url = None
+    return locate.configured(os.environ, config_url)
 
 
 def run(action: str) -> int:

@@ -18,6 +18,7 @@ from lore.core.config import (
 from lore.core.errors import LoreError
 from lore.core.render import counted
 from lore.core.workspace import find_moved
+from lore.db import locate
 from lore.service import doctor as database_doctor
 
 
@@ -82,7 +83,7 @@ def doctor() -> int:
         if config is not None:
             _check_paths(config, lines)
             lines.extend(database_doctor.database(config, os.environ))
-            if not (os.environ.get("LORE_DATABASE_URL") or config.database_url):
+            if not locate.configured(os.environ, config.database_url):  # the embedded one
                 _check_login_start(lines)
         _check_embedder(config, lines)
     _check_signal(lines)
