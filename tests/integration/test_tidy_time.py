@@ -11,6 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support.runtime import one_space
 
 from lore.core import tidy as shown
 from lore.service import memory, tidy
@@ -20,10 +21,7 @@ from lore.service.session_start import session_start
 
 @pytest.fixture
 def rt(tmp_path: Path, lore_env: dict[str, str]) -> Iterator[Runtime]:
-    work = tmp_path / "app"
-    work.mkdir()
-    Path(lore_env["LORE_CONFIG"]).write_text(f'[[space]]\nid = "w"\npaths = ["{work}"]\n')
-    with Runtime(env=lore_env, transport="cli", cwd=str(work)) as runtime:
+    with one_space(tmp_path, lore_env) as runtime:
         yield runtime
 
 
