@@ -99,12 +99,10 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
     result: dict[str, Any] = {}
 
     def query() -> None:
-        result["data"] = psql.psql_json(
-            password_server,
-            "SELECT pg_sleep(1.5);\nSELECT json_build_object('user', current_user);\n",
-            {},
-            timeout=20,
-        )
+        with psql.Session(password_server, {}, timeout=20) as session:
+            result["data"] = session.read(
+                "SELECT pg_sleep(1.5);\nSELECT json_build_object('user', current_user);\n", timeout=20
+            )
 
     worker = threading.Thread(target=query)
     worker.start()
@@ -127,8 +125,8 @@ def test_the_password_is_in_psqls_environment_not_its_argv(password_server: str)
 
 def test_a_wrong_password_fails_without_echoing_it(password_server: str) -> None:
     wrong = password_server.replace(quote(PASSWORD, safe=""), "not-the-password")
-    with pytest.raises(StoreError) as failed:
-        psql.psql_json(wrong, "SELECT json_build_object('a', 1);\n", {}, timeout=20)
+    with pytest.raises(StoreError) as failed, psql.Session(wrong, {}, timeout=20) as session:
+        session.read("SELECT json_build_object('a', 1);\n", timeout=20)
     assert "not-the-password" not in str(failed.value) and "authentication failed" in str(failed.value)
 
 

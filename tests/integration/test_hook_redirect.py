@@ -124,7 +124,7 @@ def test_a_redirect_to_the_same_origin_is_refused_too(tmp_path: Path) -> None:
     server = _redirecting(308, "/elsewhere/api/session-start")
     try:
         with pytest.raises(RemoteError, match=r"redirect.*308.*LORE_URL") as refused:
-            remote.fetch(server.url, TOKEN, "/srv/acme", "claude-code", timeout=10)
+            remote.call(server.url, TOKEN, "/api/session-start?workspace=/srv/acme", None, timeout=10)
     finally:
         server.close()
     assert len(server.seen) == 1 and TOKEN not in str(refused.value)
@@ -135,7 +135,7 @@ def test_the_location_is_shown_without_its_path_or_credentials(elsewhere: _Serve
     server = _redirecting(302, f"http://user:pw@{host}/steal?token={TOKEN}")
     try:
         with pytest.raises(RemoteError) as refused:
-            remote.fetch(server.url, TOKEN, "/srv/acme", "claude-code", timeout=10)
+            remote.call(server.url, TOKEN, "/api/session-start?workspace=/srv/acme", None, timeout=10)
     finally:
         server.close()
     said = str(refused.value)

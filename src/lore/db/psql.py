@@ -41,19 +41,6 @@ def _command(url: str, variables: Mapping[str, str], timeout: float) -> tuple[li
     return args, env
 
 
-def psql_json(url: str, script: str, variables: Mapping[str, str], *, timeout: float) -> Any:
-    """Run a psql script whose last statement prints one JSON document; return it parsed.
-    `timeout_ms` is set from `timeout` for the script's `SET statement_timeout`."""
-    args, env = _command(url, variables, timeout)
-    try:
-        done = subprocess.run(args, input=script, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise StoreError(f"database did not answer within {timeout:.2f}s") from None
-    if done.returncode != 0:
-        raise StoreError(" ".join(done.stderr.split())[:300] or f"psql exited {done.returncode}")
-    return json.loads(done.stdout)
-
-
 class Session:
     """One psql process for a read and a write after it: the same connection, no second process.
     `read(script)` sends a script whose last statement prints one JSON document (each statement
@@ -185,7 +172,7 @@ _CONNINFO_PASSWORD = re.compile(r"(?:^|\s+)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+
 
 
 def _password_apart(url: str) -> tuple[str, str | None]:
-    """`url` without its password, and the password (None when it has none), for `psql_json`.
+    """`url` without its password, and the password (None when it has none), for psql's environment.
 
     Both forms libpq takes: a URI (`postgresql://user:pw@host/db`, percent-encoded, or `?password=`
     among its parameters, which wins, as in libpq) and a keyword/value string (`host=h password=pw`,

@@ -10,20 +10,11 @@ follow one to any origin with the Authorization header.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode, urljoin
+from urllib.parse import urljoin
 
 from lore.core import login
 from lore.core.errors import RemoteError
-
-
-@dataclass(frozen=True)
-class Remote:
-    text: str
-    space: str
-    shown: int
-    omitted: int
 
 
 def opener() -> Any:
@@ -36,20 +27,6 @@ def opener() -> Any:
             return None
 
     return urllib.request.build_opener(Refuse)
-
-
-def fetch(
-    base_url: str, token: str, workspace: str, client: str, *, timeout: float, session_id: str | None = None
-) -> Remote:
-    """The session-start text the server renders (`GET /api/session-start`: `lore session-start`'s and
-    scripts' route; the hook posts to /api/hooks/session-start)."""
-    query = {"workspace": workspace, "client": client} | ({"session_id": session_id} if session_id else {})
-    data = call(base_url, token, f"/api/session-start?{urlencode(query)}", None, timeout=timeout)
-    if not isinstance(data.get("text"), str):
-        raise RemoteError("the server's answer has no session-start text")
-    return Remote(
-        data["text"], str(data.get("space", "")), int(data.get("shown", 0)), int(data.get("omitted", 0))
-    )
 
 
 def call(
