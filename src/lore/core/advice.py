@@ -31,24 +31,30 @@ def _shell(text: str) -> str:
     return f'"{escaped}"'
 
 
+def _said(caller: Caller, tool: str, cli: str, web: str) -> str:
+    """One act in the caller's terms: a tool call, a `lore` command, the web UI's button."""
+    return tool if caller == TOOL else cli if caller == CLI else web
+
+
 def forget(item: str, reason: str, caller: Caller) -> str:
-    return {
-        TOOL: f'forget(id="{item}", reason="{reason}")',
-        CLI: f"lore tidy forget {item} --reason {_shell(reason)}",
-        WEB: f"“Forget {item}” on {item}'s page (why: {reason})",
-    }[caller]
+    tool = f'forget(id="{item}", reason="{reason}")'
+    return _said(
+        caller,
+        tool,
+        f"lore tidy forget {item} --reason {_shell(reason)}",
+        f"“Forget {item}” on {item}'s page (why: {reason})",
+    )
 
 
 def revise(item: str, caller: Caller) -> str:
-    return {
-        TOOL: f'revise_fact(id="{item}", statement=...)',
-        CLI: f"lore facts revise {item} STATEMENT",
-        WEB: f"“Save a new version” on {item}'s page",
-    }[caller]
+    tool = f'revise_fact(id="{item}", statement=...)'
+    return _said(
+        caller, tool, f"lore facts revise {item} STATEMENT", f"“Save a new version” on {item}'s page"
+    )
 
 
 def edit_note(item: str, caller: Caller) -> str:
-    return {TOOL: f"edit {item}", CLI: f"edit {item}", WEB: f"edit {item} on its page"}[caller]
+    return _said(caller, f"edit {item}", f"edit {item}", f"edit {item} on its page")
 
 
 def supersede(new: Fact, olds: Sequence[str], caller: Caller) -> str:
@@ -56,37 +62,29 @@ def supersede(new: Fact, olds: Sequence[str], caller: Caller) -> str:
     is written); the web UI has no such form, so there it is a merge on the Tidy page."""
     ids = ",".join(olds)
     about = f" --subject {_shell(new.subject)}" if new.subject else ""
-    return {
-        TOOL: f'remember_fact again with supersedes="{ids}" (the same statement: nothing new is written)',
-        CLI: f"lore facts add {_shell(new.statement)}{about} --supersedes {ids}",
-        WEB: f"“Merge into the chosen one” on the Tidy page with {new.id} chosen",
-    }[caller]
+    tool = f'remember_fact again with supersedes="{ids}" (the same statement: nothing new is written)'
+    cli = f"lore facts add {_shell(new.statement)}{about} --supersedes {ids}"
+    return _said(caller, tool, cli, f"“Merge into the chosen one” on the Tidy page with {new.id} chosen")
 
 
 def keep(ids: Sequence[str], caller: Caller) -> str:
     joined = " ".join(ids)
-    return {
-        TOOL: f"nothing (a person can say so with `lore tidy keep {joined}`)",
-        CLI: f"lore tidy keep {joined}",
-        WEB: "“Keep all” on the Tidy page",
-    }[caller]
+    tool = f"nothing (a person can say so with `lore tidy keep {joined}`)"
+    return _said(caller, tool, f"lore tidy keep {joined}", "“Keep all” on the Tidy page")
 
 
 def merge(into: str, others: Sequence[str], caller: Caller) -> str:
     joined = " ".join(others)
-    return {
-        TOOL: f"`lore tidy merge {into} {joined}` merges them",
-        CLI: f"lore tidy merge {into} {joined}",
-        WEB: f"“Merge into the chosen one” on the Tidy page with {into} chosen",
-    }[caller]
+    web = f"“Merge into the chosen one” on the Tidy page with {into} chosen"
+    return _said(
+        caller, f"`lore tidy merge {into} {joined}` merges them", f"lore tidy merge {into} {joined}", web
+    )
 
 
 def undo(action: int, caller: Caller) -> str:
-    return {
-        TOOL: f"lore tidy undo {action}",
-        CLI: f"lore tidy undo {action}",
-        WEB: f"“Undo” beside act {action} below",
-    }[caller]
+    return _said(
+        caller, f"lore tidy undo {action}", f"lore tidy undo {action}", f"“Undo” beside act {action} below"
+    )
 
 
 def _listed(items: Sequence[Fact | Note]) -> str:
