@@ -426,7 +426,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         ),
         (
             "tests/work/test_mcp_work.py::test_a_waiting_send_message_runs_no_query_while_it_waits",
-            "tests/work/test_listen.py::test_wait_for_reply_delivers_without_polling_and_is_bounded",
+            "tests/work/test_listen.py::test_a_reply_is_delivered_by_listen_and_the_wait_is_bounded",
         ),
     ),
     # --- what each agent reads from the session-start hook

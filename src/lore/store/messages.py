@@ -17,11 +17,10 @@ from psycopg.rows import class_row
 
 from lore.core import secrets
 from lore.core.config import Config
-from lore.core.errors import ConnectionLost, InvalidInput, NotFound
+from lore.core.errors import InvalidInput, NotFound
 from lore.core.inbox import check_target
 from lore.core.rows import Message as Message
 from lore.core.session import Origin
-from lore.store.listen import CHANNEL_MESSAGES, RECONNECTED, Listener
 
 _COLUMNS = (
     "id AS num, to_space, from_space, body, reply_to, thread, source, workspace, from_session, "
@@ -185,15 +184,9 @@ FROM messages WHERE id > %(after)s
 """
 
 
-async def claim_reply(conn: psycopg.AsyncConnection, space: str, num: int, reader: str) -> Message | None:
-    """The first reply to message `num` that reached `space`, marked read (the waiting sender got it)."""
-    async with conn.cursor(row_factory=class_row(Message)) as cur:
-        await cur.execute(_CLAIM_REPLY, {"space": space, "num": num, "reader": reader})
-        return await cur.fetchone()
-
-
 def claim_reply_now(conn: psycopg.Connection, space: str, num: int, reader: str) -> Message | None:
-    """`claim_reply` on a pooled (synchronous) connection: what a waiter of lore.replies runs."""
+    """The first reply to message `num` that reached `space`, marked read (the waiting sender got
+    it): what a waiter of lore.store.replies runs, on a pooled connection."""
     with conn.cursor(row_factory=class_row(Message)) as cur:
         cur.execute(_CLAIM_REPLY, {"space": space, "num": num, "reader": reader})
         return cur.fetchone()
@@ -203,9 +196,9 @@ async def await_reply(
     claim: Callable[[], Awaitable[Message | None]], woken: Callable[[float], Awaitable[bool]], timeout: float
 ) -> Message | None:
     """Claim the reply now, and again each time `woken(seconds)` says a message arrived (True; False
-    when the time ran out), until `timeout` seconds pass. The waiting is on a LISTEN connection
-    (lore.replies' shared one for the MCP tool, a `Listener` of its own for `lore messages send
-    --wait`), never a poll."""
+    when the time ran out), until `timeout` seconds pass. The waiting is on the process's one LISTEN
+    connection (lore.store.replies: send_message with wait_seconds, and `lore messages send --wait`
+    through it), never a poll."""
     deadline = time.monotonic() + timeout
     look = True
     while True:
@@ -254,33 +247,3 @@ async def latest(conn: psycopg.AsyncConnection) -> int:
     cur = await conn.execute(_LATEST)
     row = await cur.fetchone()
     return int(row[0]) if row else 0
-
-
-async def wait_for_reply(
-    listener: Listener, space: str, num: int, reader: str, timeout: float
-) -> Message | None:
-    """`await_reply` on a `Listener` of the caller's own (`lore messages send --wait`).
-
-    `listener` must already LISTEN on `lore_messages_v1` when `num` is sent, so no reply can slip
-    between sending and waiting. The table is looked at again after each notification of a reply to
-    `num` in `space`, and after a reconnection (a notification sent while disconnected is lost; the
-    row is not)."""
-
-    async def claim() -> Message | None:
-        try:
-            return await listener.call(lambda c: claim_reply(c, space, num, reader))
-        except ConnectionLost:
-            return None  # the next wait reconnects and says so: look again then
-
-    async def woken(seconds: float) -> bool:
-        return any(
-            event is RECONNECTED
-            or (
-                event.channel == CHANNEL_MESSAGES
-                and event.payload.get("reply_to") == num
-                and event.payload.get("to_space") == space
-            )
-            for event in await listener.wait(seconds)
-        )
-
-    return await await_reply(claim, woken, timeout)
