@@ -24,21 +24,10 @@ from typing import Any
 
 from lore.core import ranking
 from lore.core.ranking import Candidate, Scored
+from lore.core.when import MONTHS
 
 MIN_SIMILARITY = 0.3  # MiniLM's, as in the default setting
 WEIGHTS = tuple(round(0.05 * i, 2) for i in range(4, 17))  # 0.20 .. 0.80
-MONTHS: tuple[str, ...] = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-)
-MONTHS += ("october", "november", "december")
 
 Ranker = Callable[[Any, int, Any, Any], list[int]]  # (space, question index, Candidates, param)
 
