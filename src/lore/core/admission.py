@@ -76,7 +76,7 @@ class NoteCandidate:
     @property
     def words(self) -> str:
         """What the write-time check compares: the title and the body."""
-        return f"{self.title or ''}\n{self.body}"
+        return _words(self.title, self.body)
 
     @property
     def text(self) -> similarity.Text:
@@ -247,4 +247,9 @@ def fact_text(fact: Fact) -> similarity.Text:
 
 
 def note_text(note: Note) -> similarity.Text:
-    return similarity.Text.of(f"{note.title or ''}\n{note.body}")
+    return similarity.Text.of(_words(note.title, note.body))
+
+
+def _words(title: str | None, body: str) -> str:
+    """What the write-time check compares of a note: its title and its body."""
+    return f"{title or ''}\n{body}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import anyio
 
+from lore.embeddings.runner import Runner
 from lore.service.runtime import Runtime
 from lore.store.embed_worker import Retrieval, settings_for
 
@@ -36,15 +37,17 @@ def poke(rt: Runtime) -> None:
 
 
 async def query_vector(rt: Runtime, text: str) -> tuple[list[float] | None, str | None]:
-    runner = retrieval(rt).runner
-    vector = await anyio.to_thread.run_sync(runner.query, text)
-    return vector, (runner.model if vector is not None else None)
+    return await _vector(retrieval(rt).runner, text)
 
 
 async def second_vector(rt: Runtime, text: str) -> tuple[list[float] | None, str | None]:
     """The query's vector by the second model (lore.embeddings.second), or (None, None) without one."""
-    runner = retrieval(rt).second
-    if runner.embedder is None:
+    return await _vector(retrieval(rt).second, text)
+
+
+async def _vector(runner: Runner, text: str) -> tuple[list[float] | None, str | None]:
+    """`text`'s query vector by `runner`'s model and that model, or (None, None) without one."""
+    if runner.embedder is None:  # none configured: no thread to wait for
         return None, None
     vector = await anyio.to_thread.run_sync(runner.query, text)
     return vector, (runner.model if vector is not None else None)

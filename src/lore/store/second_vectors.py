@@ -8,7 +8,6 @@ a lore without a second model pays nothing for them.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +31,7 @@ _made: set[tuple[str, str]] = set()  # (database, model) whose indexes this proc
 
 
 def index_name(model: str) -> str:
-    return "notes_hnsw2_" + hashlib.sha256(model.encode()).hexdigest()[:12]
+    return vectors.index_name("notes_hnsw2_", model)
 
 
 def ensure_indexes(conn: psycopg.Connection, model: str, dim: int) -> None:
@@ -40,17 +39,8 @@ def ensure_indexes(conn: psycopg.Connection, model: str, dim: int) -> None:
     key = (conn.info.dsn, model)
     if key in _made:
         return
-    hnsw = sql.SQL(
-        "CREATE INDEX IF NOT EXISTS {name} ON notes "
-        "USING hnsw ((embedding2::vector({dim})) vector_cosine_ops) "
-        "WHERE embedding2_model = {model} AND superseded_at IS NULL"
-    ).format(name=sql.Identifier(index_name(model)), dim=sql.Literal(dim), model=sql.Literal(model))
-    for statement in (_WAITING, hnsw):
-        try:
-            with conn.transaction():
-                conn.execute(statement)
-        except psycopg.errors.UniqueViolation:  # another process made it at the same moment
-            pass
+    for statement in (_WAITING, vectors.hnsw(index_name(model), "embedding2", model, dim)):
+        vectors.create(conn, statement)
     _made.add(key)
 
 
@@ -79,11 +69,4 @@ def reindex(conn: psycopg.Connection, runner: Runner, *, everything: bool = Fals
     model = runner.model
     if model is None:
         return 0
-    against, done, last = ("" if everything else model), 0, 0
-    while True:
-        rows = conn.execute(_STALE, (against, last, batch)).fetchall()
-        conn.commit()
-        if not rows:
-            return done
-        done += embed_batch(conn, runner, rows, replace=True)
-        last = rows[-1][0]
+    return vectors.again(conn, runner, _STALE, embed_batch, "" if everything else model, 0, batch)

@@ -78,17 +78,37 @@ def ensure_index(conn: psycopg.Connection, model: str, dim: int) -> None:
     """An HNSW index for a model that has none yet (a remote model): same shape as migration 0002."""
     if model in BUILTIN_INDEXES:
         return
-    import hashlib
-
-    name = "notes_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:12]
+    name = index_name("notes_hnsw_", model)
     exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
     if exists and exists[0]:
         return
-    statement = sql.SQL(
+    create(conn, hnsw(name, "embedding", model, dim))
+
+
+def index_name(prefix: str, model: str) -> str:
+    """The name of a model's HNSW index: `prefix` and a hash of the model's name."""
+    import hashlib
+
+    return prefix + hashlib.sha256(model.encode()).hexdigest()[:12]
+
+
+def hnsw(name: str, column: str, model: str, dim: int) -> sql.Composed:
+    """An HNSW index over `model`'s vectors in `column` (embedding, embedding2) of current notes."""
+    return sql.SQL(
         "CREATE INDEX IF NOT EXISTS {name} ON notes "
-        "USING hnsw ((embedding::vector({dim})) vector_cosine_ops) "
-        "WHERE embedding_model = {model} AND superseded_at IS NULL"
-    ).format(name=sql.Identifier(name), dim=sql.Literal(dim), model=sql.Literal(model))
+        "USING hnsw (({column}::vector({dim})) vector_cosine_ops) "
+        "WHERE {model_column} = {model} AND superseded_at IS NULL"
+    ).format(
+        name=sql.Identifier(name),
+        column=sql.Identifier(column),
+        dim=sql.Literal(dim),
+        model_column=sql.Identifier(f"{column}_model"),
+        model=sql.Literal(model),
+    )
+
+
+def create(conn: psycopg.Connection, statement: str | sql.SQL | sql.Composed) -> None:
+    """Create an index, once: another process creating it at the same moment is not an error."""
     try:
         with conn.transaction():
             conn.execute(statement)
@@ -195,17 +215,37 @@ def reindex(
     conn.commit()
     done = 0
     # the notes (progress told), then the facts (migration 0020): every one not of this model
-    for stale, embed, last, told in (
+    for stale, embed, first, told in (
         (_STALE, embed_batch, 0, progress),
         (_STALE_FACTS, embed_facts, -1, None),
     ):
-        while True:
-            rows = conn.execute(stale, (against, last, batch)).fetchall()
-            conn.commit()
-            if not rows:
-                break
-            done += embed(conn, runner, rows, replace=True)
-            last = rows[-1][0]
-            if told is not None:
-                told(done, total)
+        done = again(conn, runner, stale, embed, against, first, batch, done, told, total)
     return done
+
+
+Embed = Callable[..., int]
+
+
+def again(
+    conn: psycopg.Connection,
+    runner: Runner,
+    stale: str,
+    embed: Embed,
+    against: str,
+    last: int,
+    batch: int,
+    done: int = 0,
+    told: Callable[[int, int], None] | None = None,
+    total: int = 0,
+) -> int:
+    """Embed, `batch` rows at a time, every row `stale` lists (not of model `against`, above id
+    `last`: a keyset walk, committed after each read); `done` plus how many were embedded."""
+    while True:
+        rows = conn.execute(stale, (against, last, batch)).fetchall()
+        conn.commit()
+        if not rows:
+            return done
+        done += embed(conn, runner, rows, replace=True)
+        last = rows[-1][0]
+        if told is not None:
+            told(done, total)
