@@ -31,9 +31,16 @@ def note(kind: str, path: str, answer: object) -> None:
         _active.append((kind, path, answer))
 
 
+def look(kind: str, path: str) -> None:
+    """Ask a probe and note its answer, when recording; else nothing (not even the system call)."""
+    if _active is not None:
+        _active.append((kind, path, ask(kind, path)))
+
+
 def ask(kind: str, path: str) -> object:
     """The answer to a probe now: `exists` (lexists), `isdir`, `mode` (the file type, None when
-    missing), `stat` ((mtime_ns, size, inode), None when missing), `realpath`."""
+    missing), `stat` ((mtime_ns, ctime_ns, size, inode), None when missing: a rewrite within one mtime
+    tick still moves ctime), `realpath`."""
     if kind == "exists":
         return os.path.lexists(path)
     if kind == "isdir":
@@ -46,15 +53,9 @@ def ask(kind: str, path: str) -> object:
         return None
     if kind == "mode":
         return info.st_mode & 0o170000
-    return [info.st_mtime_ns, info.st_size, info.st_ino]
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
 
 
 def still(probes: Sequence[Sequence[object]]) -> bool:
     """Whether every probe answers as it did."""
-    for kind, path, answer in probes:
-        now = ask(str(kind), str(path))
-        if isinstance(now, tuple):
-            now = list(now)
-        if now != answer:
-            return False
-    return True
+    return all(ask(str(kind), str(path)) == answer for kind, path, answer in probes)

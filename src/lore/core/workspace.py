@@ -188,7 +188,7 @@ def _describe(toplevel: Path, gitdir: Path) -> GitInfo:
 def _read_small(path: Path) -> str | None:
     """A git file's text: only a regular file, never waited on, at most MAX_GIT_FILE bytes (a larger
     one counts as unreadable); None when it cannot be read so."""
-    probes.note("stat", str(path), probes.ask("stat", str(path)))
+    probes.look("stat", str(path))
     try:
         data = files.read_regular(path, MAX_GIT_FILE)  # its type checked before it is opened
     except OSError:  # missing, not a regular file, too large, unreadable

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lore.core import clients, lastgood, login, probes
 from lore.core import hooklog as log
-from lore.core.config import load_config
+from lore.core.config import config_path, load_config
 from lore.core.errors import HookFailure
 from lore.core.outcomes import Outcome, agent_line
 from lore.core.session import build
@@ -84,11 +84,10 @@ def _hosted(run: guard.Run, where: gateway.Server) -> Said:
 def _local(run: guard.Run, cwd: str, adapter: clients.ClientHook) -> Said:
     env, client = run.env, run.client
     with probes.recording() as seen:
-        config = load_config(env)
-        if config.path is not None:
-            probes.note("stat", str(config.path), probes.ask("stat", str(config.path)))
-        signed_in = str(login.path(env))  # a `lore login` made later sends this hook to the server
-        probes.note("exists", signed_in, probes.ask("exists", signed_in))
+        path = config_path(env)
+        probes.look("stat", str(path))  # before it is read: an edit while it is read moves it again
+        config = load_config(env, path)
+        probes.look("exists", str(login.path(env)))  # a `lore login` made later sends this hook to the server
         session = build(WorkspaceSignal(Path(cwd), "hook cwd"), config, env, client)
         run.space = session.space
         wait = 0.0 if lastgood.load(env, client, cwd) else guard.START_WAIT
@@ -140,16 +139,7 @@ def _local(run: guard.Run, cwd: str, adapter: clients.ClientHook) -> Said:
 
 def _code_probes() -> list[probes.Probe]:
     """lore's own files that shape the text (loaded by now): a changed lore composes anew."""
-    names = (
-        "lore.core.render",
-        "lore.core.envelope",
-        "lore.core.inert",
-        "lore.core.lookalikes",
-        "lore.core.session_start",
-        "lore.core.outcomes",
-        use_case.__name__,
-        clients.__name__,
-    )
+    names = [*sorted(n for n in sys.modules if n.startswith("lore.core.")), use_case.__name__]
     files = [getattr(sys.modules.get(name), "__file__", None) for name in names]
     return [("stat", f, probes.ask("stat", f)) for f in files if f]
 
