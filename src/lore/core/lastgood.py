@@ -18,14 +18,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lore.core.paths import data_dir
+from lore.core.paths import LOCAL, data_dir
 
 TYPE_CHECKING = False  # no `typing` at run time: the hook's fast path imports this
 if TYPE_CHECKING:
     from typing import Any
 
 MAX_BYTES = 256 * 1024
-LOCAL = "local"  # this machine's database (as lore.core.spool names it); else a server's origin
 
 
 class Kept:

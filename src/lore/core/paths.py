@@ -6,6 +6,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+# Where a hook's write or kept text belongs: this machine's database (else a server's origin); the
+# spool (lore.core.spool) and the kept texts (lore.core.lastgood) name targets alike.
+LOCAL = "local"
+
 
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$LORE_DATA_DIR`, else the platform's user data dir (~/.local/share/lore on Linux)."""

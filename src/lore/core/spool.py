@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.hookruns import alive
+from lore.core.paths import LOCAL as LOCAL
 from lore.core.paths import data_dir
 
 MAX_ENTRIES = 500
 MAX_ENTRY_BYTES = 256 * 1024
 MAX_ATTEMPTS = 5
-LOCAL = "local"  # the target of a write for this machine's database (else a server's origin)
 _CLAIMED = ".claimed-"
 
 

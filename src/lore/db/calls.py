@@ -35,6 +35,5 @@ HANDOFF = Function("lore_handoff_record", ("jsonb",))
 # The session start's read with its memory stamp (migration 0023), the record of a kept text shown
 # again while the stamp is unchanged, and the trim of the change rows no stamp needs.
 START_READ = Function("lore_session_start_read", SNAPSHOT.types)
-START_AGAIN = Function("lore_session_start_again", ("text[]", "bigint", "jsonb", "integer"))
 TRIM = Function("lore_memory_changes_trim", ("text[]",))
 XMAX = Function("lore_snapshot_xmax", ())

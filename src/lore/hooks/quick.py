@@ -47,7 +47,12 @@ SETTINGS = (
     "XDG_DATA_HOME",
     "LORE_ROOT_BASE",
 )
-_AGAIN = ("text[]", "bigint", "jsonb", "integer")
+_AGAIN = (
+    "text[]",
+    "bigint",
+    "jsonb",
+    "integer",
+)  # lore_session_start_again's types (lore.db.calls is not imported here)
 
 
 def settings_key(env: Mapping[str, str]) -> str:

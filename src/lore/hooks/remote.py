@@ -37,16 +37,15 @@ def call(
     *,
     timeout: float,
     named: str = "LORE_TOKEN",
-    method: str | None = None,
 ) -> dict[str, Any]:
-    """One request to the server (`body`: a JSON POST; None: a GET; `method` another verb); its JSON
+    """One request to the server (`body`: a JSON POST; None: a GET); its JSON
     object. A refusal, an error or no answer in `timeout` is a RemoteError saying which (never the
     token: `named` is what the message calls it)."""
     import urllib.error
 
     url = f"{base_url.rstrip('/')}{path}"
     try:
-        with opener().open(_request(url, token, body, method), timeout=timeout) as response:
+        with opener().open(_request(url, token, body), timeout=timeout) as response:
             data = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         with exc:
@@ -66,7 +65,7 @@ def call(
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
-def _request(url: str, token: str, body: dict[str, Any] | None, method: str | None) -> Any:
+def _request(url: str, token: str, body: dict[str, Any] | None) -> Any:
     import urllib.request
 
     headers = {"Accept": "application/json", "User-Agent": "lore-hook"}
@@ -76,7 +75,7 @@ def _request(url: str, token: str, body: dict[str, Any] | None, method: str | No
     if body is not None:
         headers["Content-Type"] = "application/json"
         data_out = json.dumps(body, ensure_ascii=False).encode()
-    verb = method or ("POST" if body is not None else "GET")
+    verb = "POST" if body is not None else "GET"
     return urllib.request.Request(url, data=data_out, headers=headers, method=verb)
 
 

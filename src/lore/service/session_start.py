@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from lore.core import outcomes, spool, workspace
+from lore.core import injection, outcomes, spool, workspace
 from lore.core.clients import CLIENTS
 from lore.core.ending import Ending
 from lore.core.errors import InvalidInput
@@ -146,7 +146,6 @@ def replay_spool(rt: Runs, *, limit: int = 50) -> spool.Replayed:
     return spool.replay(rt.env, spool.LOCAL, deliver, limit=limit)
 
 
-_EVENTS = ("session-start", "prompt", "session-end")
 _TEXTS = ("client", "session_id", "workspace", "text", "detail", "at", "event_key")
 
 
@@ -154,7 +153,7 @@ def replayed_row(payload: dict[str, Any], spaces: Sequence[str], user: str | Non
     """A record a hosted hook kept in its spool, as it may be written here: its fields checked, its
     space one of the caller's (else none), its owner the caller."""
     kind, outcome = payload.get("kind"), payload.get("outcome")
-    if kind not in _EVENTS or outcome not in outcomes.KINDS:
+    if kind not in injection.EVENTS or outcome not in outcomes.KINDS:
         raise InvalidInput(
             "the record's kind or outcome is not one lore writes", "send what the hook's spool holds"
         )
