@@ -49,16 +49,19 @@ def token(args: argparse.Namespace) -> int:
 def login(args: argparse.Namespace) -> int:
     from lore.cli import signin
 
-    return signin.run(
-        "login", args.url, with_token=args.with_token, browser=args.browser, no_open=args.no_open
-    )
+    return signin.run(args.url, with_token=args.with_token, browser=args.browser, no_open=args.no_open)
 
 
-def signed_in(args: argparse.Namespace) -> int:
-    """`logout` and `mcp-headers`."""
+def logout(args: argparse.Namespace) -> int:
     from lore.cli import signin
 
-    return signin.run(args.command)
+    return signin.logout()
+
+
+def mcp_headers(args: argparse.Namespace) -> int:
+    from lore.cli import signin
+
+    return signin.headers()
 
 
 def config(args: argparse.Namespace) -> int:

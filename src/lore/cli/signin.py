@@ -22,12 +22,8 @@ from lore.core.users import looks_like_token
 from lore.hooks import credentials, remote
 
 
-def run(action: str, url: str | None = None, *, with_token: bool = False, browser: bool = False,
+def run(url: str | None = None, *, with_token: bool = False, browser: bool = False,
         no_open: bool = False) -> int:  # fmt: skip
-    if action == "logout":
-        return logout()
-    if action == "mcp-headers":
-        return headers()
     if url is None:
         return status()
     base = base_url(url)

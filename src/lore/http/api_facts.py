@@ -16,16 +16,12 @@ tools and `lore facts` / `lore log` (lore.service.memory, lore.service.log), in 
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lore.core import advice, validate
-from lore.core.injection import Injection
-from lore.core.rows import Fact
 from lore.http.api_routes import Routes, posted, runtime, session
 from lore.service import handoffs, log, memory, tidy, wire
 
@@ -62,7 +58,7 @@ async def _fact_add(request: Request) -> Response:
     # 201 for a new fact; 200 with the existing one when it was already remembered.
     return JSONResponse(
         {
-            "fact": _fact(done.item),
+            "fact": wire.row(done.item),
             "message": done.text(advice.caller_of(data.get("caller"))),
             **done.structured(),
         },
@@ -76,7 +72,7 @@ async def fact_history(request: Request) -> Response:
     versions = await state.call(memory.fact_history, here.readable, fact_id)
     merged = await state.call(tidy.merged_into, here.readable, fact_id)
     return JSONResponse(
-        {"id": versions[0].id, "versions": [_fact(v) for v in versions], "merged": wire.merged(merged)}
+        {"id": versions[0].id, "versions": [wire.row(v) for v in versions], "merged": wire.merged(merged)}
     )
 
 
@@ -91,7 +87,7 @@ async def fact_revise(request: Request) -> Response:
         allow_secret=data.get("allow_secret") is True,
         **_fields(data),
     )
-    return JSONResponse({"fact": _fact(new)})
+    return JSONResponse({"fact": wire.row(new)})
 
 
 async def fact_forget(request: Request) -> Response:
@@ -118,7 +114,7 @@ async def injection_log(request: Request) -> Response:
         owner=state.user(),
     )
     named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
-    return JSONResponse({"spaces": list(config.ids), "records": [_record(r, named) for r in rows]})
+    return JSONResponse({"spaces": list(config.ids), "records": [wire.injection(r, named) for r in rows]})
 
 
 async def injection_record(request: Request) -> Response:
@@ -126,7 +122,7 @@ async def injection_record(request: Request) -> Response:
     config, _env, _prefix = await state.scope()
     row = await state.call(log.get, config.ids, request.path_params["id"], state.user())
     named = await state.call(handoffs.public_ids, config.ids, [row.handoff])
-    return JSONResponse({"record": _record(row, named)})
+    return JSONResponse({"record": wire.injection(row, named)})
 
 
 ROUTES: Routes = [
@@ -149,15 +145,3 @@ def _fact_id(value: str) -> str:
     """/api/facts/{id}/forget forgets facts only (an n_ id is refused, as before)."""
     validate.item_id(value, expect="f")
     return value
-
-
-def _record(row: Injection, named: dict[int, str]) -> dict[str, Any]:
-    """A record as JSON; its handoff by the handoff's public id (`n_N`, its note's), as shown everywhere."""
-    return wire.injection(row, named)
-
-
-def _fact(fact: Fact) -> dict[str, Any]:
-    return {
-        key: (value.isoformat() if isinstance(value, datetime) else value)
-        for key, value in {"id": fact.id, **asdict(fact)}.items()
-    }

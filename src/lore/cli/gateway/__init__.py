@@ -13,10 +13,13 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lore.core.errors import LoreError, Refused
 from lore.core.workspace import choose_workspace
+
+if TYPE_CHECKING:
+    from lore.hooks.credentials import Server
 
 Json = dict[str, Any]
 
@@ -57,13 +60,10 @@ class Gateway(Protocol):
 
 
 @contextmanager
-def open_gateway(env: Mapping[str, str] | None = None, cwd: str | None = None) -> Iterator[Gateway]:
+def open_gateway(env: Mapping[str, str], cwd: str) -> Iterator[Gateway]:
     """The server when one is in use, else this machine's database (opened on first use)."""
-    env = dict(os.environ if env is None else env)
-    cwd = cwd or os.getcwd()
-    from lore.hooks import credentials
-
-    server = credentials.server(env, timeout=10.0)
+    env = dict(env)
+    server = _server(env)
     if server is not None:
         from lore.cli.gateway.remote import Remote
 
@@ -76,12 +76,17 @@ def open_gateway(env: Mapping[str, str] | None = None, cwd: str | None = None) -
         yield Local(rt)
 
 
-def local_only(command: str, why: str, env: Mapping[str, str] | None = None) -> None:
-    """Refuse `command` on a machine that uses a server: it would act on this machine's database,
-    which holds none of the memory there. Says which server, and where the command does work."""
+def _server(env: Mapping[str, str]) -> Server | None:
+    """The server this machine uses (lore.hooks.credentials: LORE_URL, else `lore login`'s), or None."""
     from lore.hooks import credentials
 
-    server = credentials.server(dict(os.environ if env is None else env), timeout=10.0)
+    return credentials.server(dict(env), timeout=10.0)
+
+
+def local_only(command: str, why: str) -> None:
+    """Refuse `command` on a machine that uses a server: it would act on this machine's database,
+    which holds none of the memory there. Says which server, and where the command does work."""
+    server = _server(os.environ)
     if server is None:
         return
     raise Refused(
@@ -91,13 +96,11 @@ def local_only(command: str, why: str, env: Mapping[str, str] | None = None) -> 
     )
 
 
-def local_note(command: str, env: Mapping[str, str] | None = None) -> str | None:
+def local_note(command: str) -> str | None:
     """What a command that works on this machine's database by nature (`lore mcp`, a local `lore
     serve`, `lore run`, `lore db`) says on a machine that uses a server: that it is local-only."""
-    from lore.hooks import credentials
-
     try:
-        server = credentials.server(dict(os.environ if env is None else env), timeout=10.0)
+        server = _server(os.environ)
     except LoreError:
         return None
     if server is None:
