@@ -77,18 +77,16 @@ def write_next(conn: psycopg.Connection, origin: Origin, old: Note, new: NoteCan
     task state stay attached; the new text is embedded later, like a new note)."""
     fields: dict[str, object] = {"kind": new.kind, "title": new.title, "body": new.body}
     fields |= {"tags": list(new.tags)} | _kept(conn, old.version_id)
-    if new.happened_at:
-        fields["happened_at"] = new.happened_at
+    fields["happened_at"] = new.happened_at or old.happened_at  # when it happened stays, unless said
     return VERSIONS.next(conn, origin, old, fields)
 
 
-_KEPT = """SELECT session, context_before, context_after, coalesce(happened_at, recorded_at) AS happened_at
-FROM notes WHERE version_id = %s"""
+_KEPT = "SELECT session, context_before, context_after FROM notes WHERE version_id = %s"
 
 
 def _kept(conn: psycopg.Connection, version_id: int) -> dict[str, object]:
     """What a note's next version keeps of its version `version_id`: where it was written (its
-    session and context: its neighbours stay its neighbours) and when it happened."""
+    session and context: its neighbours stay its neighbours)."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(_KEPT, (version_id,))
         row = cur.fetchone()
