@@ -91,3 +91,17 @@ class RemoteError(HookFailure):
 
 class DeadlinePassed(HookFailure):
     pass
+
+
+# The HTTP status lore's /api answers each error with (lore.http.guard), the first kind that matches;
+# the command line on a client reads it back (lore.cli.gateway.remote). Anything else: 400.
+HTTP_STATUS: tuple[tuple[type[LoreError], int], ...] = (
+    (TooLarge, 413),
+    (InvalidInput, 400),
+    (NotFound, 404),
+    (Refused, 403),
+    (Conflict, 409),
+    (SpaceError, 422),
+    (ConfigError, 422),
+    (DatabaseError, 503),
+)

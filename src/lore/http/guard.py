@@ -23,35 +23,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lore.core import local_secret
 from lore.core.errors import (
-    ConfigError,
-    Conflict,
-    DatabaseError,
-    InvalidInput,
+    HTTP_STATUS,
     LoreError,
-    NotFound,
-    Refused,
-    SpaceError,
-    TooLarge,
 )
 
 log = logging.getLogger("lore.http")
-STATUS: list[tuple[type[LoreError], int]] = [
-    (TooLarge, 413),
-    (InvalidInput, 400),
-    (NotFound, 404),
-    (Refused, 403),
-    (Conflict, 409),
-    (SpaceError, 422),
-    (ConfigError, 422),
-    (DatabaseError, 503),
-]
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 
 def status(exc: LoreError) -> int:
     """The HTTP status of a LoreError (400 for any kind the table does not name)."""
-    return next((code for kind, code in STATUS if isinstance(exc, kind)), 400)
+    return next((code for kind, code in HTTP_STATUS if isinstance(exc, kind)), 400)
 
 
 def refusal(message: str, hint: str, status_code: int) -> Response:

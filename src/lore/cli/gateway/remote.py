@@ -18,16 +18,11 @@ from lore.hooks.credentials import Server
 
 Json = dict[str, Any]
 TIMEOUT = 30.0
-# The HTTP status of each error lore's /api answers with (lore.http.guard.STATUS), read back.
-KINDS: dict[int, type[errors.LoreError]] = {
-    400: errors.InvalidInput,
-    413: errors.TooLarge,
-    404: errors.NotFound,
-    403: errors.Refused,
-    409: errors.Conflict,
-    422: errors.SpaceError,
-    503: errors.DatabaseError,
-}
+# The error each HTTP status of lore's /api stands for (lore.core.errors.HTTP_STATUS read back: the
+# first kind listed for a status).
+KINDS: dict[int, type[errors.LoreError]] = {}
+for _kind, _code in errors.HTTP_STATUS:
+    KINDS.setdefault(_code, _kind)
 
 
 class Remote:
