@@ -152,6 +152,16 @@ def choose_workspace(
     return WorkspaceSignal(Path(os.path.normpath(os.path.abspath(base))), "cwd")
 
 
+def command_signal(workspace: str | None, env: Mapping[str, str], cwd: str) -> WorkspaceSignal:
+    """Where a `lore` command speaks for: `--workspace DIR` (made absolute against `cwd`, `~`
+    expanded) if given, else the same signals as `lore mcp` (the client's variables, then `cwd`).
+    One rule for every command, local or on a client of a server."""
+    if workspace:
+        path = os.path.abspath(os.path.join(cwd, os.path.expanduser(workspace)))
+        return WorkspaceSignal(Path(path), "--workspace")
+    return choose_workspace(None, env, [], cwd)
+
+
 def is_unhelpful(path: Path, env: Mapping[str, str] | None = None) -> bool:
     """True for `/` (or a drive root) and the home directory: what a client with no signal gives."""
     real = Path(os.path.realpath(path))

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lore.core.errors import LoreError, Refused
-from lore.core.workspace import choose_workspace
+from lore.core.workspace import command_signal
 
 if TYPE_CHECKING:
     from lore.hooks.credentials import Server
@@ -114,6 +113,4 @@ def local_note(command: str) -> str | None:
 def workspace_path(workspace: str | None, env: Mapping[str, str], cwd: str) -> str:
     """The directory a command speaks for: `--workspace DIR` (made absolute), else the signals a session
     has (the agent's variables, then the working directory): one rule, local or remote."""
-    if workspace:
-        return os.path.abspath(os.path.join(cwd, os.path.expanduser(workspace)))
-    return str(Path(choose_workspace(None, env, [], cwd).path))
+    return str(command_signal(workspace, env, cwd).path)

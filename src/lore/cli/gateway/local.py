@@ -4,13 +4,12 @@ same the server's `/api` routes answer with (lore.cli.gateway.remote)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import anyio
 
+from lore.cli.gateway import workspace_path
 from lore.core import advice, inbox
 from lore.core.rows import Message
 from lore.core.session import SessionContext
@@ -156,7 +155,7 @@ class Local:
     def log(self, **filters: Any) -> Json:
         spaces = self.rt.config().ids  # a person reads every space of their config
         where = filters.pop("workspace", None)
-        where = str(Path(os.path.abspath(where))) if where else None
+        where = workspace_path(where, self.rt.env, self.rt.cwd) if where else None  # as the server's
         rows = log.recent(self.rt, spaces, workspace=where, **filters)
         named = handoffs.public_ids(self.rt, spaces, [r.handoff for r in rows])
         return {"spaces": list(spaces), "records": [wire.injection(r, named) for r in rows]}

@@ -5,7 +5,6 @@ client gave, as lore's client id (its `source`), recorded once in the client_nam
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +15,7 @@ import anyio
 from lore.core.clients import canonical
 from lore.core.config import Config
 from lore.core.session import SessionContext, build
-from lore.core.workspace import WorkspaceSignal, choose_workspace
+from lore.core.workspace import WorkspaceSignal, command_signal
 from lore.service.runtime.configs import Configs
 from lore.service.runtime.connections import Transact
 from lore.store import client_names
@@ -49,12 +48,7 @@ class Sessions:
         """The session of a `lore` command: `--workspace DIR` (made absolute against the working
         directory) if given, else the same signals as `lore mcp` (the client's variables, then the
         working directory). One rule for every command."""
-        if workspace:
-            path = Path(os.path.abspath(os.path.join(self.cwd, os.path.expanduser(workspace))))
-            signal = WorkspaceSignal(path, "--workspace")
-        else:
-            signal = choose_workspace(None, self.env, [], self.cwd)
-        return build(signal, self.configs.current(), self.env, source)
+        return build(command_signal(workspace, self.env, self.cwd), self.configs.current(), self.env, source)
 
     async def session_for(
         self, workspace: str, source: str, rule: str, remotes: str | None = None
