@@ -83,17 +83,11 @@ async def tidy_list(request: Request) -> Response:
 
 async def tidy_act(request: Request) -> Response:
     data, here = await posted(request)
-    act, call = request.path_params["act"], runtime(request).call
-    if act == "merge":
-        into, others = data.get("into"), _ids(data.get("others"))
-        done = await call(tidy.merge, here, into, others, statement=data.get("statement"))
-    elif act == "keep":
-        done = await call(tidy.keep, here, _ids(data.get("ids")))
-    elif act == "forget":
-        done = await call(tidy.forget, here, _ids(data.get("ids")), data.get("reason"))
-    elif act in ("undo", "redo"):
-        done = await call(tidy.undo if act == "undo" else tidy.redo, here, data.get("action"))
-    else:
+    act = request.path_params["act"]
+    listed = act in ("merge", "keep", "forget")  # the acts on items; undo and redo name an action
+    items = _ids(data.get("others" if act == "merge" else "ids")) if listed else []
+    done = await runtime(request).call(tidy.act, here, act, items=items, **tidy.fields(data))
+    if done is None:
         raise InvalidInput(f"no tidy act {act[:20]!r}", "use merge, keep, forget, undo or redo")
     return JSONResponse({"action": done.action, "text": done.text})
 

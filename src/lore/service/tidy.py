@@ -6,9 +6,10 @@ reason "merged into f_N"), keep both, forget. Nothing is deleted without a perso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 
@@ -89,6 +90,38 @@ def _items(values: Sequence[object], least: int) -> tuple[str, list[int]]:
     if len(lineages) > MAX_ITEMS:
         raise InvalidInput(f"At most {MAX_ITEMS} ids at once.", "Tidy in several steps.")
     return prefixes.pop(), lineages
+
+
+ACTS = ("merge", "keep", "forget", "undo", "redo")
+
+
+def fields(given: Mapping[str, Any]) -> dict[str, Any]:
+    """A tidy act's fields besides its items, from what /api or the command line was sent."""
+    return {key: given.get(key) for key in ("into", "reason", "statement", "action")}
+
+
+def act(
+    rt: Runtime,
+    who: Who,
+    name: str,
+    *,
+    items: Sequence[object] = (),
+    into: object = None,
+    reason: object = None,
+    statement: object = None,
+    action: object = None,
+) -> Done | None:
+    """One act of the Tidy page and `lore tidy` by its name (ACTS): merge `items` into `into`, keep or
+    forget `items`, undo or redo `action`. None: no such act (each adapter says so in its terms)."""
+    if name == "merge":
+        return merge(rt, who, into, items, statement=statement)
+    if name == "keep":
+        return keep(rt, who, items)
+    if name == "forget":
+        return forget(rt, who, items, reason)
+    if name in ("undo", "redo"):
+        return (undo if name == "undo" else redo)(rt, who, action)
+    return None
 
 
 def merge(rt: Runtime, who: Who, into: object, others: Sequence[object], *, statement: object = None) -> Done:

@@ -170,17 +170,9 @@ class Local:
         return wire.tidy_report(tidy.report(self.rt, session.space, here=str(session.root), check_paths=True))
 
     def tidy_act(self, workspace: str | None, act: str, payload: Json) -> Json:
-        session = self._session(workspace)
-        if act == "merge":
-            done = tidy.merge(
-                self.rt, session, payload["into"], payload["others"], statement=payload["statement"]
-            )
-        elif act == "keep":
-            done = tidy.keep(self.rt, session, payload["ids"])
-        elif act == "forget":
-            done = tidy.forget(self.rt, session, payload["ids"], payload.get("reason"))
-        else:
-            done = (tidy.undo if act == "undo" else tidy.redo)(self.rt, session, payload["action"])
+        items = payload.get("others" if act == "merge" else "ids") or ()
+        done = tidy.act(self.rt, self._session(workspace), act, items=items, **tidy.fields(payload))
+        assert done is not None, act  # the parser offers only tidy.ACTS
         return {"action": done.action, "text": done.text}
 
     def export(self, space: str | None) -> Iterator[str]:

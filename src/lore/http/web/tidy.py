@@ -36,15 +36,11 @@ async def tidy_act(ui: UI, request: Request, viewer: Viewer) -> Response:
     who = viewer.person.acting(space_id)
     act = str(form.get("act", ""))
     items = [str(x) for x in form.getlist("item")]
+    into = str(form.get("into", "")) or (items[0] if items else "")
     if act == "merge":
-        into = str(form.get("into", "")) or (items[0] if items else "")
-        done = await ui.state.call(tidy.merge, who, into, [x for x in items if x != into])
-    elif act == "keep":
-        done = await ui.state.call(tidy.keep, who, items)
-    elif act == "forget":
-        done = await ui.state.call(tidy.forget, who, items, form.get("reason") or None)
-    elif act in ("undo", "redo"):
-        done = await ui.state.call(tidy.undo if act == "undo" else tidy.redo, who, form.get("action"))
-    else:
+        items = [x for x in items if x != into]
+    reason, action = form.get("reason") or None, form.get("action")
+    done = await ui.state.call(tidy.act, who, act, items=items, into=into, reason=reason, action=action)
+    if done is None:
         raise InvalidInput(f"Unknown act {act[:40]!r}.", "Use the buttons of the Tidy page.")
     return RedirectResponse(f"/tidy?space={quote(viewer.name(space_id), safe='')}&act={done.action}", 303)
