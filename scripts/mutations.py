@@ -177,8 +177,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "hook-statement-timeout-leaks",
         "the hook's psql sets its statement_timeout for its own transaction only",
-        "src/lore/db/psql.py",
-        (("SET LOCAL statement_timeout = {ms};", "SET statement_timeout = {ms};"),),
+        "src/lore/db/literals.py",
+        (("SET LOCAL statement_timeout = {max(50", "SET statement_timeout = {max(50"),),
         ("tests/http/test_pooler.py::test_the_api_the_web_ui_and_the_hooks_through_the_pooler",),
     ),
     Mutation(

@@ -46,3 +46,20 @@ def call(name: str, types: tuple[str, ...], *args: Any) -> str:
 def psql_args(psql: str, target: str | None) -> list[str]:
     """psql quiet, unaligned, tuples only, no ~/.psqlrc, on `target` (a URL without its password)."""
     return [psql, "-X", "-q", "-A", "-t", *(["-d", target] if target else [])]
+
+
+def transaction_head(timeout: float) -> str:
+    """How a hook's psql script begins: stop at the first error, and a statement timeout for this
+    transaction only (SET LOCAL: through a transaction pooler a plain SET would stay behind on the
+    server connection for its next client)."""
+    return f"\\set ON_ERROR_STOP on\nBEGIN;\nSET LOCAL statement_timeout = {max(50, int(timeout * 1000))};\n"
+
+
+def psql_env(connect_timeout: int) -> dict[str, str]:
+    """The environment a hook's psql runs in: nothing of the hook's own but PATH (never a secret of
+    the agent's), a connect timeout, and its name in pg_stat_activity."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PGCONNECT_TIMEOUT": str(connect_timeout),
+        "PGAPPNAME": "lore-hook",
+    }

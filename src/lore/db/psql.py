@@ -31,11 +31,7 @@ def _command(url: str, variables: Mapping[str, str], timeout: float) -> tuple[li
     args = literals.psql_args(str(bin_dir() / "psql"), target)
     for name, value in {**variables, "timeout_ms": str(max(50, int(timeout * 1000)))}.items():
         args += ["-v", f"{name}={value}"]
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PGCONNECT_TIMEOUT": str(max(1, int(timeout))),
-        "PGAPPNAME": "lore-hook",
-    }
+    env = literals.psql_env(max(1, int(timeout)))
     if password is not None:
         env["PGPASSWORD"] = password
     return args, env
@@ -152,8 +148,7 @@ class PsqlPort:
         """`SELECT to_json(name(literal::type, ...))` (`function`: a lore.db.calls.Function)."""
         head = ""
         if not self._begun:
-            ms = max(50, int(self._left() * 1000))
-            head = f"\\set ON_ERROR_STOP on\nBEGIN;\nSET LOCAL statement_timeout = {ms};\n"
+            head = literals.transaction_head(self._left())
             self._begun = True
         statement = literals.call(function.name, function.types, *args)
         return self._session.read(f"{head}{statement}", timeout=self._left())

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from lore.core import hooklog, hookruns, lastgood, probes
 from lore.core.paths import data_dir
-from lore.db.literals import call, psql_args
+from lore.db.literals import call, psql_args, psql_env, transaction_head
 
 TYPE_CHECKING = False  # no `typing` at run time: the hook's fast path imports this
 if TYPE_CHECKING:
@@ -167,9 +167,7 @@ def _again(fast: dict[str, Any], session_id: object, started: float, deadline: f
         "lore_session_start_again", _AGAIN, fast["spaces"], fast["stamp"], row, fast["retention"]
     )
     timeout = max(0.05, deadline - time.monotonic())
-    # SET LOCAL inside a transaction: through a transaction pooler a plain SET would stay behind on
-    # the server connection for its next client.
-    script = f"BEGIN;\nSET LOCAL statement_timeout = {max(50, int(timeout * 1000))};\n{statement}\nCOMMIT;\n"
+    script = f"{transaction_head(timeout)}{statement}\nCOMMIT;\n"
     try:
         done = subprocess.run(
             psql_args(fast["psql"], fast["url"]),
@@ -177,11 +175,7 @@ def _again(fast: dict[str, Any], session_id: object, started: float, deadline: f
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "PGCONNECT_TIMEOUT": "1",
-                "PGAPPNAME": "lore-hook",
-            },
+            env=psql_env(1),
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
