@@ -160,6 +160,25 @@ def test_a_restatement_is_named_by_meaning() -> None:
     assert isinstance(admission.admit(said, [old], cosines={old.version_id: 0.1}), Accepted)
 
 
+def test_a_number_is_read_as_its_value_when_naming_by_meaning() -> None:
+    """`60 ns` and `60ns`, `V2` and `2` are one value: a restatement that writes its number another
+    way is still named; two different values still are not."""
+    for old_text, new_text in [
+        ("tqdm adds about 60 ns per iteration", "The overhead of tqdm is roughly 60ns an iteration"),
+        ("Pydantic V2 is required", "The code needs pydantic 2 or later"),
+    ]:
+        old = fact(5, old_text, "cli")
+        named = admission.admit(admission.fact(new_text, "cli"), [old], cosines={old.version_id: 0.9})
+        assert isinstance(named, Named) and named.found.likely == (old,), new_text
+    for old_text, new_text in [
+        ("The API returns 422 on a bad body", "The API returns 503 on a bad body"),
+        ("The wheels are built for x86_64", "The wheels are built for arm64"),
+    ]:
+        old = fact(6, old_text, "api")
+        got = admission.admit(admission.fact(new_text, "api"), [old], cosines={old.version_id: 0.99})
+        assert not (isinstance(got, Named) and got.found.likely), new_text
+
+
 # --- accepted
 
 
