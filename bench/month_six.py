@@ -578,9 +578,14 @@ def outcome(result: Any) -> tuple[str, bool, list[str], list[str], list[str]]:
     as one and settled the same way."""
     item = getattr(result, "item", result)
     written = not getattr(result, "duplicate", False)
-    similar = [x.id for x in getattr(result, "similar", ())]
-    conflicts = [x.id for x in (*getattr(result, "replaces", ()), *getattr(result, "conflicts", ()))]
-    likely = [x.id for x in getattr(result, "likely", ())]
+    # what the check named: `found` since issue 39 (lore.service.memory.Remembered), the result's
+    # own fields before it; a lore with neither named nothing (before issue 28)
+    found = getattr(result, "found", result)
+    if hasattr(result, "item") and not hasattr(found, "similar"):
+        raise TypeError("month_six.outcome cannot read what this lore's write answer named")
+    similar = [x.id for x in getattr(found, "similar", ())]
+    conflicts = [x.id for x in (*getattr(found, "replaces", ()), *getattr(found, "conflicts", ()))]
+    likely = [x.id for x in getattr(found, "likely", ())]
     return item.id, written, similar, conflicts, likely
 
 
