@@ -57,11 +57,7 @@ async def _fact_add(request: Request) -> Response:
     )
     # 201 for a new fact; 200 with the existing one when it was already remembered.
     return JSONResponse(
-        {
-            "fact": wire.row(done.item),
-            "message": done.text(advice.caller_of(data.get("caller"))),
-            **done.structured(),
-        },
+        wire.remembered(done, "fact", advice.caller_of(data.get("caller"))),
         status_code=200 if done.duplicate else 201,
     )
 
@@ -71,9 +67,7 @@ async def fact_history(request: Request) -> Response:
     state, fact_id = runtime(request), request.path_params["id"]
     versions = await state.call(memory.fact_history, here.readable, fact_id)
     merged = await state.call(tidy.merged_into, here.readable, fact_id)
-    return JSONResponse(
-        {"id": versions[0].id, "versions": [wire.row(v) for v in versions], "merged": wire.merged(merged)}
-    )
+    return JSONResponse(wire.history(versions, merged))
 
 
 async def fact_revise(request: Request) -> Response:
@@ -114,7 +108,7 @@ async def injection_log(request: Request) -> Response:
         owner=state.user(),
     )
     named = await state.call(handoffs.public_ids, config.ids, [r.handoff for r in rows])
-    return JSONResponse({"spaces": list(config.ids), "records": [wire.injection(r, named) for r in rows]})
+    return JSONResponse(wire.records(config.ids, rows, named))
 
 
 async def injection_record(request: Request) -> Response:

@@ -40,11 +40,7 @@ async def note_add(request: Request) -> Response:
         when=data.get("when"),
     )
     return JSONResponse(
-        {
-            "note": wire.row(done.item),
-            "message": done.text(advice.caller_of(data.get("caller"))),
-            "duplicate": done.duplicate,
-        },
+        wire.remembered(done, "note", advice.caller_of(data.get("caller"))),
         status_code=200 if done.duplicate else 201,
     )
 
@@ -70,7 +66,7 @@ async def search_notes(request: Request) -> Response:
 async def handoff_here(request: Request) -> Response:
     here = await session(request)
     found = await runtime(request).call(handoffs.last_here, here)
-    return JSONResponse({**wire.session(here), "text": found.text})
+    return JSONResponse(wire.handoff(here, found.text))
 
 
 async def tidy_list(request: Request) -> Response:
@@ -89,7 +85,7 @@ async def tidy_act(request: Request) -> Response:
     done = await runtime(request).call(tidy.act, here, act, items=items, **tidy.fields(data))
     if done is None:
         raise InvalidInput(f"no tidy act {act[:20]!r}", "use merge, keep, forget, undo or redo")
-    return JSONResponse({"action": done.action, "text": done.text})
+    return JSONResponse(wire.tidied_act(done))
 
 
 ROUTES: Routes = [

@@ -22,9 +22,6 @@ from lore.core import inbox
 from lore.http.api_routes import Routes, posted, runtime, session
 from lore.service import wire, work
 
-LISTED = 10_000  # a person's list (`lore tasks`), as the local command shows it
-MESSAGES = 30
-
 
 async def task_list(request: Request) -> Response:
     state = runtime(request)
@@ -43,8 +40,8 @@ async def task_list(request: Request) -> Response:
     here = await session(request)
     every = request.query_params.get("all") in ("1", "true")
     statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
-    rows, total = await state.call(work.tasks_of, here.space, statuses, limit=LISTED)
-    return JSONResponse({"space": here.space, "total": total, "tasks": [wire.row(t) for t in rows]})
+    rows, total = await state.call(work.tasks_of, here.space, statuses, limit=work.PERSON_LISTED)
+    return JSONResponse(wire.tasks(here.space, rows, total))
 
 
 async def task_one(request: Request) -> Response:
@@ -52,7 +49,7 @@ async def task_one(request: Request) -> Response:
     if request.method == "POST":
         data, here = await posted(request)
         before, task = await state.call(work.update_task, here, task_id, data.get("status"), data.get("note"))
-        return JSONResponse({"before": before, **wire.task(task)})
+        return JSONResponse(wire.updated(before, task))
     here = await session(request)
     task, events = await state.call(work.task, here.readable, task_id)
     return JSONResponse(wire.task(task, events))
@@ -62,8 +59,8 @@ async def message_list(request: Request) -> Response:
     if request.method == "POST":
         return await _message_send(request)
     here = await session(request)
-    shown = await runtime(request).call(work.recent_messages, here.space, limit=MESSAGES)
-    return JSONResponse({"space": here.space, "messages": wire.messages(shown)})
+    shown = await runtime(request).call(work.recent_messages, here.space, limit=work.PERSON_MESSAGES)
+    return JSONResponse(wire.message_list(here.space, shown))
 
 
 async def _message_send(request: Request) -> Response:
@@ -78,24 +75,13 @@ async def _message_send(request: Request) -> Response:
         reader=here.source,
         allow_secret=data.get("allow_secret") is True,
     )
-    reply = wire.row(sent.reply) if sent.reply is not None else None
-    return JSONResponse(
-        {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}, status_code=201
-    )
+    return JSONResponse(wire.sent(sent), status_code=201)
 
 
 async def message_read(request: Request) -> Response:
     _, here = await posted(request)
     got = await runtime(request).call(work.read_messages, here, here.source)
-    return JSONResponse(
-        {
-            "space": here.space,
-            "messages": wire.messages(got.messages),
-            "unread_left": got.unread_left,
-            "tasks": [wire.row(t) for t in got.tasks],
-            "open_tasks": got.open_tasks,
-        }
-    )
+    return JSONResponse(wire.inbox(here.space, got))
 
 
 ROUTES: Routes = [

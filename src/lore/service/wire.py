@@ -16,8 +16,11 @@ from lore.core.rows import Message, Task
 from lore.core.session import SessionContext
 
 if TYPE_CHECKING:
-    from lore.service.memory import Recalled
+    from lore.core import advice
+    from lore.service.memory import Recalled, Remembered
     from lore.service.search import Explanation
+    from lore.service.tidy import Done
+    from lore.service.work import Inbox, Sent
 
 
 def row(value: Any) -> dict[str, Any]:
@@ -81,12 +84,80 @@ def injection(record: Injection, named: Mapping[int, str]) -> dict[str, Any]:
     }
 
 
+def remembered(done: Remembered[Any], kind: str, caller: advice.Caller) -> dict[str, Any]:
+    """What a write answers (`POST /api/facts`, `/api/notes`; `lore facts add`, `lore notes add`):
+    the item under `kind` (`fact`, `note`), the answer's text in the caller's words, the ids of what
+    the write-time check named (as the MCP tools give them), and whether it was a copy (nothing
+    written)."""
+    return {
+        kind: row(done.item),
+        "message": done.text(caller),
+        **done.structured(),
+        "duplicate": done.duplicate,
+    }
+
+
+def history(versions: Sequence[Any], merged_items: Sequence[Any]) -> dict[str, Any]:
+    """Every version of a fact, oldest first, and what was merged into it (`lore facts history`)."""
+    return {"id": versions[0].id, "versions": [row(v) for v in versions], "merged": merged(merged_items)}
+
+
+def records(spaces: Sequence[str], listed: Sequence[Injection], named: Mapping[int, str]) -> dict[str, Any]:
+    """`lore log`'s records, newest first, and the spaces they were read from."""
+    return {"spaces": list(spaces), "records": [injection(r, named) for r in listed]}
+
+
+def handoff(where: SessionContext, text: str | None) -> dict[str, Any]:
+    """`lore handoff`: the last session here, and where the command ran."""
+    return {**session(where), "text": text}
+
+
+def tidied_act(done: Done) -> dict[str, Any]:
+    """What a tidy act answers (`lore tidy merge|keep|forget|undo|redo`)."""
+    return {"action": done.action, "text": done.text}
+
+
 def task(found: Task, events: Sequence[Any] = ()) -> dict[str, Any]:
     return {"task": row(found), "events": [row(e) for e in events]}
 
 
+def tasks(space: str, listed: Sequence[Task], total: int) -> dict[str, Any]:
+    """A space's tasks as a person's list shows them (`lore tasks`), and how many there are."""
+    return {"space": space, "total": total, "tasks": [row(t) for t in listed]}
+
+
+def updated(before: str, found: Task) -> dict[str, Any]:
+    """A task's new status, and the one it had (`lore tasks update`)."""
+    return {"before": before, **task(found)}
+
+
 def messages(listed: Sequence[Message]) -> list[dict[str, Any]]:
     return [row(m) for m in listed]
+
+
+def message_list(space: str, listed: Sequence[Message]) -> dict[str, Any]:
+    """The latest messages to and from a space (`lore messages`: none marked read)."""
+    return {"space": space, "messages": messages(listed)}
+
+
+def inbox(space: str, got: Inbox) -> dict[str, Any]:
+    """What reading the messages claimed (`lore messages read`), with the space's open tasks."""
+    return {
+        "space": space,
+        "messages": messages(got.messages),
+        "unread_left": got.unread_left,
+        "tasks": [row(t) for t in got.tasks],
+        "open_tasks": got.open_tasks,
+    }
+
+
+def sent(done: Sent) -> dict[str, Any]:
+    """A message sent, how long it waited for a reply, and the reply (`lore messages send`)."""
+    return {
+        "message": row(done.message),
+        "waited": done.waited,
+        "reply": row(done.reply) if done.reply is not None else None,
+    }
 
 
 def session(where: SessionContext) -> dict[str, Any]:

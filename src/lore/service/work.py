@@ -30,6 +30,8 @@ from lore.store.listen import CHANNEL_MESSAGES, CHANNEL_TASKS, CHANNELS, RECONNE
 MAX_TARGET = 129
 READ_MAX = 10  # messages one read_messages (or `lore messages read`) claims
 OPEN_TASKS_SHOWN = 50
+PERSON_LISTED = 10_000  # the tasks a person's list shows (`lore tasks`, `GET /api/tasks`)
+PERSON_MESSAGES = 30  # the latest messages a person's list shows (`lore messages`, `GET /api/messages`)
 
 
 def target(config: Config, space: str, value: object) -> str:

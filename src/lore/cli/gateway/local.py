@@ -11,7 +11,6 @@ import anyio
 
 from lore.cli.gateway import workspace_path
 from lore.core import advice, inbox
-from lore.core.rows import Message
 from lore.core.session import SessionContext
 from lore.service import data, handoffs, log, memory, search, tidy, wire, work
 from lore.service.runtime import Runtime, first_error
@@ -19,8 +18,6 @@ from lore.service.session_start import session_start
 
 Json = dict[str, Any]
 SOURCE = "cli"
-LISTED = 10_000
-MESSAGES = 30
 
 
 class Local:
@@ -46,16 +43,11 @@ class Local:
     def fact_history(self, workspace: str | None, fact_id: str) -> Json:
         readable = self._session(workspace).readable
         versions = memory.fact_history(self.rt, readable, fact_id)
-        merged = tidy.merged_into(self.rt, readable, fact_id)
-        return {
-            "id": versions[0].id,
-            "versions": [wire.row(v) for v in versions],
-            "merged": wire.merged(merged),
-        }
+        return wire.history(versions, tidy.merged_into(self.rt, readable, fact_id))
 
     def remember_fact(self, workspace: str | None, statement: str, **fields: Any) -> Json:
         done = memory.remember_fact(self.rt, self._session(workspace), statement, **fields)
-        return {"fact": wire.row(done.item), "message": done.text(advice.CLI), "duplicate": done.duplicate}
+        return wire.remembered(done, "fact", advice.CLI)
 
     def revise_fact(self, workspace: str | None, fact_id: str, statement: str | None, **fields: Any) -> Json:
         _, new = memory.revise_fact(self.rt, self._session(workspace), fact_id, statement=statement, **fields)
@@ -63,7 +55,7 @@ class Local:
 
     def remember_note(self, workspace: str | None, body: str, **fields: Any) -> Json:
         done = memory.remember_note(self.rt, self._session(workspace), body, **fields)
-        return {"note": wire.row(done.item), "message": done.text(advice.CLI), "duplicate": done.duplicate}
+        return wire.remembered(done, "note", advice.CLI)
 
     def search(self, workspace: str | None, query: str, *, kinds: Sequence[str] | None, limit: int) -> Json:
         session = self._session(workspace)
@@ -79,7 +71,7 @@ class Local:
 
     def handoff(self, workspace: str | None) -> Json:
         session = self._session(workspace)
-        return {**wire.session(session), "text": handoffs.last_here(self.rt, session).text}
+        return wire.handoff(session, handoffs.last_here(self.rt, session).text)
 
     def session_start(self, workspace: str | None, client: str) -> Json:
         session = self._session(workspace)
@@ -91,8 +83,8 @@ class Local:
     def tasks(self, workspace: str | None, *, every: bool) -> Json:
         space = self._session(workspace).space
         statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
-        rows, total = work.tasks_of(self.rt, space, statuses, limit=LISTED)
-        return {"space": space, "total": total, "tasks": [wire.row(t) for t in rows]}
+        rows, total = work.tasks_of(self.rt, space, statuses, limit=work.PERSON_LISTED)
+        return wire.tasks(space, rows, total)
 
     def task(self, workspace: str | None, task_id: str) -> Json:
         found, events = work.task(self.rt, self._session(workspace).readable, task_id)
@@ -103,25 +95,15 @@ class Local:
 
     def update_task(self, workspace: str | None, task_id: str, status: str, note: str | None) -> Json:
         before, found = work.update_task(self.rt, self._session(workspace), task_id, status, note)
-        return {"before": before, **wire.task(found)}
+        return wire.updated(before, found)
 
     def messages(self, workspace: str | None) -> Json:
         space = self._session(workspace).space
-        return {
-            "space": space,
-            "messages": wire.messages(work.recent_messages(self.rt, space, limit=MESSAGES)),
-        }
+        return wire.message_list(space, work.recent_messages(self.rt, space, limit=work.PERSON_MESSAGES))
 
     def read_messages(self, workspace: str | None) -> Json:
         session = self._session(workspace)
-        got = work.read_messages(self.rt, session, SOURCE)
-        return {
-            "space": session.space,
-            "messages": wire.messages(got.messages),
-            "unread_left": got.unread_left,
-            "tasks": [wire.row(t) for t in got.tasks],
-            "open_tasks": got.open_tasks,
-        }
+        return wire.inbox(session.space, work.read_messages(self.rt, session, SOURCE))
 
     def send_message(
         self, workspace: str | None, to: str, body: str, *, on_sent: Callable[[Json], None], **fields: Any
@@ -147,8 +129,7 @@ class Local:
                     group.cancel_scope.cancel()
             except BaseExceptionGroup as failed:
                 raise first_error(failed) from None
-        reply = wire.row(sent.reply) if isinstance(sent.reply, Message) else None
-        return {"message": wire.row(sent.message), "waited": sent.waited, "reply": reply}
+        return wire.sent(sent)
 
     # --- the record, tidying, export ---------------------------------------------------------------
 
@@ -157,8 +138,7 @@ class Local:
         where = filters.pop("workspace", None)
         where = workspace_path(where, self.rt.env, self.rt.cwd) if where else None  # as the server's
         rows = log.recent(self.rt, spaces, workspace=where, **filters)
-        named = handoffs.public_ids(self.rt, spaces, [r.handoff for r in rows])
-        return {"spaces": list(spaces), "records": [wire.injection(r, named) for r in rows]}
+        return wire.records(spaces, rows, handoffs.public_ids(self.rt, spaces, [r.handoff for r in rows]))
 
     def log_record(self, record_id: str) -> Json:
         spaces = self.rt.config().ids
@@ -173,7 +153,7 @@ class Local:
         items = payload.get("others" if act == "merge" else "ids") or ()
         done = tidy.act(self.rt, self._session(workspace), act, items=items, **tidy.fields(payload))
         assert done is not None, act  # the parser offers only tidy.ACTS
-        return {"action": done.action, "text": done.text}
+        return wire.tidied_act(done)
 
     def export(self, space: str | None) -> Iterator[str]:
         self.rt.config_optional = True  # moving a whole database needs no usable config file
