@@ -169,6 +169,13 @@ class Remote:
     def tidy_act(self, workspace: str | None, act: str, payload: Json) -> Json:
         return self._call("POST", f"/api/tidy/{act}", workspace, payload)
 
+    # --- a signed-in user's config (`lore config push`) ------------------------------------------------
+
+    def push_config(self, toml: str, home: str) -> Json:
+        """Upload a config file as the user's spaces (`PUT /api/config`); `home` is this machine's
+        HOME, for the `~` in the file."""
+        return self._call("PUT", "/api/config", False, {"toml": toml, "home": home})
+
     def export(self, space: str | None) -> Iterator[str]:
         path = "/api/export" + (f"?{urlencode({'space': space})}" if space else "")
         response = self._open("GET", path, False, None, 600.0)
