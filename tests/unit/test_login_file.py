@@ -67,3 +67,33 @@ def test_an_oauth_login_is_stale_a_minute_before_it_runs_out() -> None:
     assert not login.Login("https://h", "a", "t").stale(10**12)  # a personal token is never refreshed
     renewed = stored.refreshed("t2", "r2", 3600, 2000.0)
     assert (renewed.token, renewed.refresh_token, renewed.expires_at) == ("t2", "r2", 5600.0)
+
+
+def test_which_server_is_one_rule_that_asks_the_server_nothing(tmp_path: Path) -> None:
+    """lore.hooks.credentials.where: `--server URL`, else LORE_URL, else the login; the login's token
+    only for its own origin. A stale OAuth login is not refreshed (`lore install` asks this)."""
+    from lore.hooks import credentials
+
+    env = _env(tmp_path)
+    assert credentials.where(env) is None
+    stored = login.Login(
+        "https://lore.example.com", "alice", "t", kind="oauth", refresh_token="r", expires_at=1.0,
+        token_endpoint="http://127.0.0.1:9/token",  # nothing listens: a refresh would fail
+    )  # fmt: skip
+    login.write(env, stored)
+    assert credentials.where(env) == ("https://lore.example.com", stored)
+    assert credentials.where({**env, "LORE_URL": "https://lore.example.com/"}) == (
+        "https://lore.example.com",
+        stored,
+    )
+    assert credentials.where({**env, "LORE_URL": "https://other.example.com"}) == (
+        "https://other.example.com",
+        None,
+    )
+    assert credentials.where(
+        {**env, "LORE_URL": "https://other.example.com"}, "https://lore.example.com"
+    ) == (
+        "https://lore.example.com",
+        stored,
+    )
+    assert login.read(env) == stored  # untouched: nothing was refreshed

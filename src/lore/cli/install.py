@@ -46,10 +46,11 @@ def _server_in_use(
     """The server an install wires in: `--server URL`, else the one this machine uses (`LORE_URL`, else
     `lore login`'s); and whether it is the login's (its token then comes from `lore mcp-headers`)."""
     from lore.core import login
+    from lore.hooks import credentials
 
-    stored = login.read(os.environ)
-    url = given or os.environ.get("LORE_URL", "").strip() or (stored.url if stored else None)
-    logged_in = bool(url and stored and login.origin(stored.url) == login.origin(url))
+    found = credentials.where(os.environ, given)
+    url = given or (found[0] if found else None)
+    logged_in = bool(found and found[1])
     if given or not url or action != "install" or installer.hosted:
         return (url if action == "install" else given), logged_in
     from lore.core.errors import InvalidInput

@@ -41,17 +41,31 @@ def server(env: Mapping[str, str], *, timeout: float = 5.0) -> Server | None:
     OAuth access token that ran out."""
     env_url = env.get("LORE_URL", "").strip().rstrip("/")
     env_token = env.get(ENV_TOKEN, "").strip()
-    stored = None if env_url and env_token else login.read(env)
-    url = env_url or (stored.url if stored is not None else "")
-    if not url:
+    if env_url and env_token:
+        return Server(env_url, env_token)  # the login is not read: nothing of it goes along
+    found = where(env)
+    if found is None:
         return None
-    user = stored.user if stored is not None else None
+    url, stored = found
     if env_token:
-        return Server(url, env_token, ENV_TOKEN, user, stored=not env_url)
-    if stored is not None and login.origin(stored.url) == login.origin(url):
+        return Server(url, env_token, ENV_TOKEN, stored.user if stored else None, stored=not env_url)
+    if stored is not None:
         token = fresh(env, stored, timeout).token
-        return Server(url, token, STORED_TOKEN, user, stored=not env_url, oauth=stored.kind == "oauth")
+        return Server(url, token, STORED_TOKEN, stored.user, stored=not env_url, oauth=stored.kind == "oauth")
     return Server(url, "")  # LORE_URL alone, to another server: no token goes there
+
+
+def where(env: Mapping[str, str], url: str | None = None) -> tuple[str, login.Login | None] | None:
+    """Which server this machine uses, asking nothing of it (no token is refreshed): `url` when given
+    (`lore install --server URL`), else `LORE_URL`, else the one `lore login` stored; with the stored
+    login when its token may go there (the same origin), else None. None: this machine's database."""
+    stored = login.read(env)
+    chosen = (url or env.get("LORE_URL", "")).strip().rstrip("/") or (stored.url if stored else "")
+    if not chosen:
+        return None
+    return chosen, (
+        stored if stored is not None and login.origin(stored.url) == login.origin(chosen) else None
+    )
 
 
 def fresh(env: Mapping[str, str], stored: login.Login, timeout: float) -> login.Login:
