@@ -101,6 +101,11 @@ async def _every_tool(env: dict[str, str], tmp_path: Path, conn: psycopg.Connect
 
     async def work(here: str, there: str) -> None:
         async with lore_session(env, cwd=dirs[here], client=f"agent-{here}") as s:
+            # The same read past the threshold, in a row, on each client: in the loop below alone one
+            # of the two prepared nothing (counted on 2026-12-05: 0 statements on one, 30 on the
+            # other), so there was nothing to collide and a pool that prepares passed.
+            for _ in range(7):
+                await ok(s, "recall_facts")
             facts, notes = [], []
             for i in range(6):
                 facts.append((await ok(s, "remember_fact", statement=f"{here} fact {i}")).structured_content)
