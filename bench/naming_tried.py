@@ -8,7 +8,8 @@ Each variant is a score and a way to choose its setting on the choosing pairs:
 - **score**: `w` x cosine + (1 - `w`) x share of words, at least `t` + `slope` x (the pair's mean
   count of content words - 8): a threshold that may depend on length (short project statements share
   fewer words than long conversational ones). The cosine is MiniLM's (lore's `local` embedder), e5's
-  (the `e5` extra), or their mean; the share of words is Jaccard (lore's) or Dice.
+  (the `e5` extra), potion-base-8M's (the `static` embedder), or the mean of MiniLM's and another's;
+  the share of words is Jaccard (lore's) or Dice.
 - **pooled**: the most recall over all choosing pairs at precision >= 0.72 (what lore ships: the 834
   LoCoMo pairs outweigh the project pairs by 14 to one). **balanced**: precision >= 0.72 on each set,
   the most recall on the weaker set.
@@ -28,6 +29,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -91,15 +93,25 @@ class Pairs:
         )
 
 
-def e5_cosines(items: Sequence[bench.Pair]) -> list[float] | None:
-    from lore.embeddings import e5
+def other_cosines(items: Sequence[bench.Pair]) -> dict[str, Array]:
+    """The pairs' cosines by the other offline models here: e5 (the `e5` extra) and potion-base-8M
+    (lore's `static` embedder), each where it is installed."""
+    from lore.embeddings import EmbedderError, e5
+    from lore.embeddings.static import Potion
 
-    if not e5.available():
-        return None
-    model = e5.E5Small(dict(os.environ))
     texts = sorted({t for p in items for t in (p.a, p.b)})
-    vectors = dict(zip(texts, model.embed(texts), strict=True))
-    return [naming.cosine(vectors[p.a], vectors[p.b]) for p in items]
+    models: dict[str, Any] = {}
+    if e5.available():
+        models["e5"] = e5.E5Small(dict(os.environ))
+    models["potion"] = Potion(dict(os.environ))
+    out = {}
+    for name, model in models.items():
+        try:
+            vectors = dict(zip(texts, model.embed(texts), strict=True))
+        except EmbedderError:
+            continue  # its files are not installed
+        out[name] = np.array([naming.cosine(vectors[p.a], vectors[p.b]) for p in items])
+    return out
 
 
 @dataclass(frozen=True)
@@ -183,10 +195,9 @@ def main() -> int:
     d = Pairs.read()
     picking, held = bench.project_halves(d.items)
     minilm = np.array(bench.cosines(d.items))
-    e5 = e5_cosines(d.items)
-    cosines = {"MiniLM": minilm} | (
-        {} if e5 is None else {"e5": np.array(e5), "MiniLM+e5": (minilm + np.array(e5)) / 2}
-    )
+    cosines = {"MiniLM": minilm}
+    for name, cos in other_cosines(d.items).items():
+        cosines |= {name: cos, f"MiniLM+{name}": (minilm + cos) / 2}
     variants = [Variant("shipped: MiniLM, Jaccard, pooled", minilm, d.jaccard, (0.0,), False)]
     for name, cos in cosines.items():
         for words_name, words in (("Jaccard", d.jaccard), ("Dice", d.dice)):
