@@ -745,9 +745,17 @@ def table(rows: Sequence[tuple[Mutation, Outcome]]) -> str:
     for m, o in rows:
         result = {"killed": "killed", "survived": "**survived**", "error": "error"}[o.status]
         if o.status == "killed" and o.detail:
-            result += f" by `{o.detail}`" if "::" in o.detail else f" ({o.detail})"
+            result += f" by `{_test_name(o.detail)}`" if "::" in o.detail else f" ({o.detail})"
         lines.append(f"| `{m.name}` | {m.rule} | `{m.path}` | {result} | {o.seconds:.0f} |")
     return "\n".join(lines)
+
+
+def _test_name(node: str) -> str:
+    """A failing test's node id without its parameters (`test_x[…]`): a parameter may be anything a
+    test feeds in, a made-up credential included, and the table goes into a document that lore's
+    own secret check reads."""
+    name, bracket, _ = node.partition("[")
+    return f"{name}[…]" if bracket else name
 
 
 def write_doc(rows: Sequence[tuple[Mutation, Outcome]], total: float) -> None:
