@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from support import kinds, older_postgres
-from support.db import empty_schema
+from support.db import empty_schema, forget_hook_state
 
 from lore import embeddings
 from lore.core.config import EmbedderSettings
@@ -154,12 +154,12 @@ def conn(db_url: str) -> Iterator[psycopg.Connection]:
 @pytest.fixture
 def lore_env(pg_data_dir: Path, tmp_path: Path, conn: psycopg.Connection) -> dict[str, str]:
     """Environment for a lore subprocess: the test database, an isolated HOME and config path. What
-    the hooks keep in the data dir (the spool, run markers, kept texts, prompt state) starts empty for
-    each test, as the schema does: the data dir is the worker's, shared with its embedded server."""
+    the hooks keep in the data dir (the spool, run markers, kept texts, prompt state, the hook log)
+    starts empty for each test, as the schema does: the data dir is the worker's, shared with its
+    embedded server."""
     home = tmp_path / "home"
     home.mkdir()
-    for kept in ("spool", "hooks", "session-start", "prompt-hook"):
-        shutil.rmtree(pg_data_dir / kept, ignore_errors=True)
+    forget_hook_state(pg_data_dir)
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import psycopg
+
+from lore.core import hooklog
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
 SEQUENCES = "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
@@ -35,3 +39,16 @@ def assert_client(conn: Any, source: str, expected: str) -> None:
     names = conn.execute("SELECT name, client FROM client_names").fetchall()
     assert source == expected, (source, names)
     assert any(client == expected for _, client in names), names
+
+
+# What lore's hooks keep in a data dir: the spool, run markers, kept session-start texts, the prompt
+# hook's state, and the hook log `lore doctor` reads (logs/hook.log).
+HOOK_STATE = ("spool", "hooks", "session-start", "prompt-hook")
+
+
+def forget_hook_state(data_dir: Path) -> None:
+    """A worker's data dir as a test finds it: nothing an earlier test's hooks kept or logged (a
+    failed run of another test's hook would read as this test's in `lore doctor`)."""
+    for kept in HOOK_STATE:
+        shutil.rmtree(data_dir / kept, ignore_errors=True)
+    hooklog.path({"LORE_DATA_DIR": str(data_dir)}).unlink(missing_ok=True)
