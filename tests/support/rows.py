@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from lore.core.rows import Fact, Message, Task
+from lore.core.rows import Fact, Message, Note, Task
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -35,6 +35,32 @@ def fact(
         subject=subject,
         valid_from=valid_from,
         valid_to=valid_to,
+    )
+
+
+def note(
+    lineage: int,
+    body: str,
+    title: str | None = None,
+    kind: str = "note",
+    *,
+    tags: list[str] | None = None,
+    recorded_at: datetime | None = None,
+    space: str = "s",
+) -> Note:
+    """A note recorded `lineage` minutes after T0 unless `recorded_at` says otherwise."""
+    return Note(
+        lineage=lineage,
+        version_id=lineage,
+        space=space,
+        recorded_at=recorded_at if recorded_at is not None else T0 + timedelta(minutes=lineage),
+        superseded_at=None,
+        source="claude-code",
+        workspace=None,
+        kind=kind,
+        title=title,
+        body=body,
+        tags=tags or [],
     )
 
 

@@ -7,48 +7,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from support.rows import fact, note
 
 import lore
 from lore.core import admission
 from lore.core.admission import Accepted, Copy, Named, Refusal
 from lore.core.errors import InvalidInput, Refused
-from lore.core.rows import Fact, Note
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 T1 = datetime(2026, 4, 1, tzinfo=UTC)
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a GitHub classic token's shape (made up)
-
-
-def fact(lineage: int, statement: str, subject: str | None = None, **kw: object) -> Fact:
-    fields: dict[str, object] = {"valid_from": T0, "valid_to": None} | kw
-    return Fact(
-        lineage=lineage,
-        version_id=lineage * 10,
-        space="w",
-        statement=statement,
-        subject=subject,
-        recorded_at=T0,
-        superseded_at=None,
-        source="t",
-        workspace=None,
-        **fields,  # type: ignore[arg-type]
-    )
-
-
-def note(lineage: int, body: str, title: str | None = None, kind: str = "note") -> Note:
-    return Note(
-        lineage=lineage,
-        version_id=lineage * 10,
-        space="w",
-        kind=kind,
-        title=title,
-        body=body,
-        tags=[],
-        recorded_at=T0,
-        superseded_at=None,
-        source="t",
-        workspace=None,
-    )
 
 
 # --- reading the arguments: shape is refused before any work
@@ -92,7 +60,7 @@ def test_a_fact_valid_until_before_it_starts_is_refused() -> None:
         and "is not after valid_from" in refused.error.message
     )
     assert refused.error.hint.startswith("Give a valid_to later than valid_from")
-    old = fact(3, "the freeze", valid_to=T1)
+    old = fact(3, "the freeze", valid_from=T0, valid_to=T1)
     moved = admission.admit(admission.fact(valid_from="2026-05-01", revising=3), revising=old)
     assert (
         isinstance(moved, Refusal) and "is not after valid_from" in moved.error.message
@@ -129,7 +97,7 @@ def test_an_exact_copy_names_the_one_already_there() -> None:
 
 
 def test_the_same_words_at_other_valid_times_are_a_new_fact_named_as_similar() -> None:
-    there = fact(7, "The freeze holds", valid_to=T1)
+    there = fact(7, "The freeze holds", valid_from=T0, valid_to=T1)
     later = admission.admit(admission.fact("The freeze holds", valid_to="2026-06-01"), [there])
     assert isinstance(later, Named) and later.found.similar == (there,)
 
