@@ -49,8 +49,7 @@ def _server_in_use(
     from lore.hooks import credentials
 
     found = credentials.where(os.environ, given)
-    url = given or (found[0] if found else None)
-    logged_in = bool(found and found[1])
+    url, logged_in = (found[0], found[1] is not None) if found else (None, False)
     if given or not url or action != "install" or installer.hosted:
         return (url if action == "install" else given), logged_in
     from lore.core.errors import InvalidInput

@@ -18,7 +18,6 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from lore.core import inbox
 from lore.http.api_routes import Routes, posted, runtime, session
 from lore.service import wire, work
 
@@ -39,8 +38,7 @@ async def task_list(request: Request) -> Response:
         return JSONResponse(wire.task(filed), status_code=201)
     here = await session(request)
     every = request.query_params.get("all") in ("1", "true")
-    statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
-    rows, total = await state.call(work.tasks_of, here.space, statuses, limit=work.PERSON_LISTED)
+    rows, total = await state.call(work.person_tasks, here.space, every=every)
     return JSONResponse(wire.tasks(here.space, rows, total))
 
 
@@ -59,7 +57,7 @@ async def message_list(request: Request) -> Response:
     if request.method == "POST":
         return await _message_send(request)
     here = await session(request)
-    shown = await runtime(request).call(work.recent_messages, here.space, limit=work.PERSON_MESSAGES)
+    shown = await runtime(request).call(work.recent_messages, here.space)
     return JSONResponse(wire.message_list(here.space, shown))
 
 

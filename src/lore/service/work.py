@@ -156,7 +156,13 @@ def read_messages(rt: Runtime, who: Who, reader: str, *, session_key: str | None
     return rt.transact(read)
 
 
-def recent_messages(rt: Runtime, space: str, *, limit: int = 300) -> list[Message]:
+def person_tasks(rt: Runtime, space: str, *, every: bool) -> tuple[list[Task], int]:
+    """A person's list of a space's tasks (`lore tasks [--all]`, `GET /api/tasks[?all=1]`): the open
+    ones, or every one; and how many there are."""
+    return tasks_of(rt, space, inbox.STATUSES if every else inbox.OPEN_STATUSES, limit=PERSON_LISTED)
+
+
+def recent_messages(rt: Runtime, space: str, *, limit: int = PERSON_MESSAGES) -> list[Message]:
     """The latest messages to or from a space, read or not, oldest first (nothing is marked read)."""
     return rt.transact(lambda c: messages.recent(c, space, limit=limit))
 

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 
 from lore.cli.gateway import workspace_path
-from lore.core import advice, inbox
+from lore.core import advice
 from lore.core.session import SessionContext
 from lore.service import data, handoffs, log, memory, search, tidy, wire, work
 from lore.service.runtime import Runtime, first_error
@@ -82,9 +82,7 @@ class Local:
 
     def tasks(self, workspace: str | None, *, every: bool) -> Json:
         space = self._session(workspace).space
-        statuses = inbox.STATUSES if every else inbox.OPEN_STATUSES
-        rows, total = work.tasks_of(self.rt, space, statuses, limit=work.PERSON_LISTED)
-        return wire.tasks(space, rows, total)
+        return wire.tasks(space, *work.person_tasks(self.rt, space, every=every))
 
     def task(self, workspace: str | None, task_id: str) -> Json:
         found, events = work.task(self.rt, self._session(workspace).readable, task_id)
@@ -99,7 +97,7 @@ class Local:
 
     def messages(self, workspace: str | None) -> Json:
         space = self._session(workspace).space
-        return wire.message_list(space, work.recent_messages(self.rt, space, limit=work.PERSON_MESSAGES))
+        return wire.message_list(space, work.recent_messages(self.rt, space))
 
     def read_messages(self, workspace: str | None) -> Json:
         session = self._session(workspace)
