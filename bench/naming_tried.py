@@ -64,28 +64,25 @@ class Pairs:
 
     @classmethod
     def read(cls) -> Pairs:
+        """The pairs, with what bench/naming.py's Scorer reads of each (the word rule's verdict and
+        the share of words), and Dice and the length beside them."""
         items = bench.pairs()
-        same, ruled, open_, jac, dice, length = [], [], [], [], [], []
+        scorer = bench.Scorer(items, [None] * len(items))
+        dice, length = [], []
         for p in items:
-            v = bench.verdict(p, None, 0.0, 99.0, 99.0)
             a, b = Text.of(p.b, p.subject_b), Text.of(p.a, p.subject_a)
             an, bn = similarity._as_now(a, b), similarity._as_now(b, a)
-            shared = len(an.words & bn.words)
             sizes = len(an.words) + len(bn.words)
-            same.append(p.label == "same")
-            ruled.append(bench.restated(v))
-            open_.append(
-                not (bench.restated(v) or bench.changed(v))
-                and naming._same_subject(a, b)
-                and not naming.unlike(a, b)
-            )
-            jac.append(similarity.overlap(an, bn))
-            dice.append(2 * shared / sizes if sizes else 0.0)
+            dice.append(2 * len(an.words & bn.words) / sizes if sizes else 0.0)
             length.append(min(sizes / 2, 20.0))
         return cls(
             items,
-            *(np.array(x, dtype=bool) for x in (same, ruled, open_)),
-            *(np.array(x) for x in (jac, dice, length)),
+            np.array([p.label == "same" for p in items], dtype=bool),
+            np.array(scorer.ruled, dtype=bool),
+            np.array(scorer.open, dtype=bool),
+            np.array(scorer.words),
+            np.array(dice),
+            np.array(length),
         )
 
     def index(self, data: str, groups: set[str] | None = None) -> npt.NDArray[np.int64]:
